@@ -1,0 +1,42 @@
+// tandem/circuit/circuit.hpp — tandem::circuit, the recorded function.
+//
+// A circuit is immutable once built and shares its data: copying one is a
+// reference-count increment, and one circuit may be read from many threads.
+// `circuit<>` (circuit<void>) is the untyped form — what Bristol import gives
+// and what the engines consume; `tandem::compile` returns a typed
+// `circuit<R(input<...>...)>` (dsl/compile.hpp) that also knows the C++ types
+// of its inputs and outputs, and converts to circuit<>.
+#pragma once
+
+#include <tandem/circuit/circuit_data.hpp>
+#include <tandem/circuit/stats.hpp>
+#include <tandem/error.hpp>
+
+#include <memory>
+#include <utility>
+
+namespace tandem {
+
+template <class Signature = void>
+class circuit;
+
+template <>
+class circuit<void> {
+public:
+    /// An empty circuit: no inputs, no outputs, no gates.
+    circuit() : circuit(circuit_data{}) {}
+    explicit circuit(circuit_data data) : impl_(std::make_shared<const impl>(std::move(data))) {}
+
+    const circuit_data& data() const noexcept { return impl_->data; }
+    const circuit_stats& stats() const noexcept { return impl_->stats; }
+
+private:
+    struct impl {
+        explicit impl(circuit_data d) : data(std::move(d)), stats(compute_stats(data)) {}
+        circuit_data data;
+        circuit_stats stats;
+    };
+    std::shared_ptr<const impl> impl_;
+};
+
+}  // namespace tandem

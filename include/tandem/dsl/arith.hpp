@@ -1,0 +1,117 @@
+// tandem/dsl/arith.hpp — adders, comparators and muxes over bit vectors.
+//
+// The building blocks of the DSL, as non-template functions over spans of wire
+// references (bit 0 = least significant), so each is compiled once however
+// many widths a program uses. AND counts are the best known (DESIGN §2) and are
+// asserted in tests/dsl_gate_counts.cpp:
+//   n-bit add / sub: n-1 ANDs          (full adder with one AND:
+//   comparison <:    n ANDs             c' = c ^ ((a ^ c) & (b ^ c)),
+//   equality:        n-1 ANDs           Kolesnikov–Sadeghi–Schneider, CANS 2009)
+//   mux:             n ANDs
+// Outputs may alias inputs: every bit is read before it is written.
+#pragma once
+
+#include <tandem/circuit/builder.hpp>
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace tandem::detail {
+
+using bits_in = std::span<const wire_ref>;
+using bits_out = std::span<wire_ref>;
+
+/// out = a + b + carry_in (mod 2^n, n = out.size() = a.size() = b.size());
+/// returns the carry out when `want_carry`, otherwise false_ref (and saves an AND).
+inline wire_ref add(builder& bld, bits_in a, bits_in b, wire_ref carry, bits_out out, bool want_carry = false) {
+    const std::size_t n = out.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const wire_ref ai = a[i], bi = b[i];
+        const wire_ref t = bld.xor_(ai, carry);
+        out[i] = bld.xor_(t, bi);
+        if (i + 1 < n || want_carry) carry = bld.xor_(carry, bld.and_(t, bld.xor_(bi, carry)));
+    }
+    return want_carry ? carry : false_ref;
+}
+
+/// out = a - b (mod 2^n) = a + ~b + 1; returns the carry out (1 iff a >= b unsigned) when asked.
+inline wire_ref sub(builder& bld, bits_in a, bits_in b, bits_out out, bool want_carry = false) {
+    const std::size_t n = out.size();
+    wire_ref carry = true_ref;
+    for (std::size_t i = 0; i < n; ++i) {
+        const wire_ref ai = a[i], nbi = ~b[i];
+        const wire_ref t = bld.xor_(ai, carry);
+        out[i] = bld.xor_(t, nbi);
+        if (i + 1 < n || want_carry) carry = bld.xor_(carry, bld.and_(t, bld.xor_(nbi, carry)));
+    }
+    return want_carry ? carry : false_ref;
+}
+
+/// out = a + bit (mod 2^n): an increment by a secure bit, n-1 ANDs.
+inline void add_bit(builder& bld, bits_in a, wire_ref bit, bits_out out) {
+    wire_ref carry = bit;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const wire_ref ai = a[i];
+        out[i] = bld.xor_(ai, carry);
+        if (i + 1 < out.size()) carry = bld.and_(ai, carry);
+    }
+}
+
+/// out = -a (mod 2^n) = ~a + 1: n-2 ANDs.
+inline void negate(builder& bld, bits_in a, bits_out out) {
+    wire_ref carry = true_ref;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const wire_ref nai = ~a[i];
+        out[i] = bld.xor_(nai, carry);
+        if (i + 1 < out.size()) carry = bld.and_(nai, carry);
+    }
+}
+
+/// a < b as unsigned numbers (or signed, with `is_signed`): the borrow of a - b, n ANDs.
+inline wire_ref less_than(builder& bld, bits_in a, bits_in b, bool is_signed) {
+    const std::size_t n = a.size();
+    wire_ref carry = true_ref;  // carry of a + ~b + 1
+    for (std::size_t i = 0; i < n; ++i) {
+        wire_ref ai = a[i], nbi = ~b[i];
+        if (is_signed && i + 1 == n) {  // compare with the sign bits flipped
+            ai = ~ai;
+            nbi = ~nbi;
+        }
+        carry = bld.xor_(carry, bld.and_(bld.xor_(ai, carry), bld.xor_(nbi, carry)));
+    }
+    return ~carry;
+}
+
+/// AND of all bits, as a balanced tree (n-1 ANDs, depth log n).
+inline wire_ref and_all(builder& bld, std::vector<wire_ref> v) {
+    if (v.empty()) return true_ref;
+    while (v.size() > 1) {
+        std::size_t k = 0;
+        for (std::size_t i = 0; i + 1 < v.size(); i += 2) v[k++] = bld.and_(v[i], v[i + 1]);
+        if (v.size() % 2 != 0) v[k++] = v.back();
+        v.resize(k);
+    }
+    return v[0];
+}
+
+/// OR of all bits (n-1 ANDs by De Morgan, NOT is free).
+inline wire_ref or_all(builder& bld, bits_in a) {
+    std::vector<wire_ref> v(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) v[i] = ~a[i];
+    return ~and_all(bld, std::move(v));
+}
+
+/// a == b: n-1 ANDs.
+inline wire_ref equal(builder& bld, bits_in a, bits_in b) {
+    std::vector<wire_ref> v(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) v[i] = ~bld.xor_(a[i], b[i]);
+    return and_all(bld, std::move(v));
+}
+
+/// out = c ? a : b, n ANDs.
+inline void mux(builder& bld, wire_ref c, bits_in a, bits_in b, bits_out out) {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = bld.mux(c, a[i], b[i]);
+}
+
+}  // namespace tandem::detail

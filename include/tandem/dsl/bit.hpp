@@ -1,0 +1,62 @@
+// tandem/dsl/bit.hpp — secure_bit, one secret Boolean.
+#pragma once
+
+#include <tandem/dsl/context.hpp>
+
+#include <concepts>
+#include <cstdint>
+
+namespace tandem {
+
+/// A secret bit. A thin handle: a wire reference plus the builder it belongs to.
+/// Default-constructed, or built from a bool, it is a public constant.
+class secure_bit {
+public:
+    constexpr secure_bit() noexcept = default;
+    template <std::same_as<bool> B>
+    constexpr secure_bit(B value) noexcept : ref_(detail::constant_ref(value)) {}  // NOLINT: public constants mix in
+
+    /// For tandem's own use: wraps a recorded wire.
+    constexpr secure_bit(detail::wire_ref ref, std::uint32_t owner) noexcept : ref_(ref), owner_(owner) {}
+
+    constexpr detail::wire_ref ref() const noexcept { return ref_; }
+    constexpr std::uint32_t owner() const noexcept { return owner_; }
+    /// True if the value is a public constant (known while recording).
+    constexpr bool is_public() const noexcept { return ref_.is_constant(); }
+
+    friend secure_bit operator~(const secure_bit& a) noexcept { return {~a.ref_, a.owner_}; }
+    friend secure_bit operator!(const secure_bit& a) noexcept { return {~a.ref_, a.owner_}; }
+
+    friend secure_bit operator&(const secure_bit& a, const secure_bit& b) {
+        const std::uint32_t o = detail::join_owner(a.owner_, b.owner_);
+        return {detail::builder_for(o).and_(a.ref_, b.ref_), o};
+    }
+    friend secure_bit operator^(const secure_bit& a, const secure_bit& b) {
+        const std::uint32_t o = detail::join_owner(a.owner_, b.owner_);
+        return {detail::builder_for(o).xor_(a.ref_, b.ref_), o};
+    }
+    friend secure_bit operator|(const secure_bit& a, const secure_bit& b) {
+        const std::uint32_t o = detail::join_owner(a.owner_, b.owner_);
+        return {detail::builder_for(o).or_(a.ref_, b.ref_), o};
+    }
+    friend secure_bit operator&&(const secure_bit& a, const secure_bit& b) { return a & b; }
+    friend secure_bit operator||(const secure_bit& a, const secure_bit& b) { return a | b; }
+    friend secure_bit operator==(const secure_bit& a, const secure_bit& b) { return ~(a ^ b); }
+    friend secure_bit operator!=(const secure_bit& a, const secure_bit& b) { return a ^ b; }
+
+    secure_bit& operator&=(const secure_bit& b) { return *this = *this & b; }
+    secure_bit& operator|=(const secure_bit& b) { return *this = *this | b; }
+    secure_bit& operator^=(const secure_bit& b) { return *this = *this ^ b; }
+
+private:
+    detail::wire_ref ref_{};
+    std::uint32_t owner_ = 0;
+};
+
+/// c ? a : b, one AND.
+inline secure_bit select(const secure_bit& c, const secure_bit& a, const secure_bit& b) {
+    const std::uint32_t o = detail::join_owner(c.owner(), detail::join_owner(a.owner(), b.owner()));
+    return {detail::builder_for(o).mux(c.ref(), a.ref(), b.ref()), o};
+}
+
+}  // namespace tandem

@@ -1,0 +1,133 @@
+// tandem/dsl/compile.hpp — tandem::compile and the typed circuit it returns.
+//
+//   auto c = tandem::compile(
+//       [](tandem::secure_int<32> a, tandem::secure_int<32> b) { return a < b; },
+//       tandem::input<tandem::party::alice, tandem::secure_int<32>>,
+//       tandem::input<tandem::party::bob, tandem::secure_int<32>>);
+//   bool r = c.eval_plain(3, 5);
+//
+// compile calls the function once with fresh secure inputs, recording every
+// operation into a builder of its own, and lays the recording out as a
+// levelled circuit. Nothing is shared between compile calls, so threads may
+// compile concurrently.
+#pragma once
+
+#include <tandem/circuit/circuit.hpp>
+#include <tandem/circuit/layout.hpp>
+#include <tandem/dsl/context.hpp>
+#include <tandem/dsl/value_traits.hpp>
+#include <tandem/party.hpp>
+#include <tandem/plain/eval.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tandem {
+
+/// Tag naming one input of a secure function: who supplies it and its type.
+template <party P, class T>
+struct input_t {
+    static constexpr party owner = P;
+    using type = T;
+};
+
+/// `tandem::input<tandem::party::alice, secure_int<32>>`: an argument of compile.
+template <party P, class T>
+inline constexpr input_t<P, T> input{};
+
+/// The circuit of a secure function R f(T...), with typed plaintext evaluation.
+template <class R, party... Ps, class... Ts>
+class circuit<R(input_t<Ps, Ts>...)> : public circuit<> {
+public:
+    using output_type = plain_type_t<R>;
+    using input_tuple = std::tuple<plain_type_t<Ts>...>;
+
+    explicit circuit(circuit_data data) : circuit<>(std::move(data)) {}
+
+    /// Evaluates the recorded gates on plain inputs.
+    output_type eval_plain(const plain_type_t<Ts>&... inputs) const {
+        const input_tuple set{inputs...};
+        return eval_plain_batch(std::span<const input_tuple>(&set, 1)).front();
+    }
+
+    /// Evaluates many input sets, 64 per pass over the gates.
+    std::vector<output_type> eval_plain_batch(std::span<const input_tuple> sets) const {
+        const circuit_data& d = data();
+        std::vector<output_type> results;
+        results.reserve(sets.size());
+        std::vector<std::uint64_t> in(d.input_bits), out(d.output_slots.size());
+        for (std::size_t base = 0; base < sets.size(); base += 64) {
+            const std::size_t lanes = std::min<std::size_t>(64, sets.size() - base);
+            std::fill(in.begin(), in.end(), 0);
+            for (std::size_t l = 0; l < lanes; ++l) {
+                detail::lane_cursor cur{in.data(), static_cast<unsigned>(l)};
+                std::apply([&](const auto&... v) { (value_traits<Ts>::encode(v, cur), ...); }, sets[base + l]);
+            }
+            detail::eval_lanes(d, in, out);
+            for (std::size_t l = 0; l < lanes; ++l) {
+                detail::const_lane_cursor cur{out.data(), static_cast<unsigned>(l)};
+                results.push_back(value_traits<R>::decode(cur));
+            }
+        }
+        return results;
+    }
+};
+
+namespace detail {
+
+template <class R>
+struct output_values {  // a single output value
+    static void add(builder& bld, const R& r) { add_one(bld, r); }
+    template <class V>
+    static void add_one(builder& bld, const V& v) {
+        std::vector<wire_ref> refs(value_traits<V>::bits);
+        ref_cursor cur{refs.data(), 0};
+        value_traits<V>::collect(v, cur);
+        if (cur.owner != 0 && cur.owner != bld.serial())
+            throw usage_error(
+                "tandem::compile: the function returned a secure value recorded by another compile call");
+        bld.add_output_value(refs.data(), static_cast<std::uint32_t>(refs.size()));
+    }
+};
+template <class... Vs>
+struct output_values<std::tuple<Vs...>> {  // a tuple: one output value per element
+    static void add(builder& bld, const std::tuple<Vs...>& t) {
+        std::apply([&](const auto&... v) { (output_values<Vs>::add_one(bld, v), ...); }, t);
+    }
+};
+
+}  // namespace detail
+
+/// Records `f` into a levelled circuit. Each `input<party, T>` tag declares one
+/// argument of f, in order; f returns a secure value, a std::tuple, a std::array
+/// or a Hana struct of them.
+template <class F, party... Ps, class... Ts>
+auto compile(F&& f, input_t<Ps, Ts>... inputs) {
+    static_assert(std::is_invocable_v<F&, Ts...>,
+                  "tandem::compile: the function cannot be called with the declared input types");
+    using R = std::remove_cvref_t<std::invoke_result_t<F&, Ts...>>;
+    static_assert(!std::is_void_v<R>, "tandem::compile: the secure function must return its outputs");
+    (void)std::tuple{inputs...};
+
+    detail::builder bld;
+    detail::active_builder_scope scope(bld);
+    std::tuple<Ts...> args{[&] {
+        const detail::wire_ref first = bld.add_input_value(Ps, static_cast<std::uint32_t>(value_traits<Ts>::bits));
+        std::vector<detail::wire_ref> refs(value_traits<Ts>::bits);
+        for (std::uint32_t k = 0; k < refs.size(); ++k) refs[k] = detail::wire_ref{first.v + 2 * k};
+        detail::ref_cursor cur{refs.data(), bld.serial()};
+        return value_traits<Ts>::make(cur);
+    }()...};
+    R result = std::apply(f, std::move(args));
+    detail::output_values<R>::add(bld, result);
+    return circuit<R(input_t<Ps, Ts>...)>(detail::lay_out(std::move(bld).take()));
+}
+
+}  // namespace tandem

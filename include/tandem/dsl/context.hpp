@@ -1,0 +1,63 @@
+// tandem/dsl/context.hpp — which builder a secure value records into.
+//
+// State is explicit: tandem::compile owns a builder and makes it the active one
+// of the calling thread for the duration of the call (a thread_local pointer,
+// restored afterwards). Every secure value carries the serial of the builder it
+// belongs to (0 for public constants), so a value captured from one compile
+// and used in another, or used after its compile ended, is caught at once.
+#pragma once
+
+#include <tandem/circuit/builder.hpp>
+#include <tandem/error.hpp>
+
+#include <cstdint>
+
+namespace tandem::detail {
+
+inline thread_local builder* active_builder = nullptr;
+
+/// Makes `b` the active builder of this thread while alive.
+class active_builder_scope {
+public:
+    explicit active_builder_scope(builder& b) noexcept : previous_(active_builder) { active_builder = &b; }
+    ~active_builder_scope() { active_builder = previous_; }
+    active_builder_scope(const active_builder_scope&) = delete;
+    active_builder_scope& operator=(const active_builder_scope&) = delete;
+
+private:
+    builder* previous_;
+};
+
+/// Owner of the result of combining values owned by `a` and `b` (0 = public constant).
+inline std::uint32_t join_owner(std::uint32_t a, std::uint32_t b) {
+    if (a == 0 || a == b) return b;
+    if (b == 0) return a;
+    throw usage_error(
+        "tandem: an operation mixes secure values recorded by two different tandem::compile calls; "
+        "every secure value must come from the inputs or computations of the compile it is used in");
+}
+
+/// A builder that only ever sees constant operands: operations on public
+/// constants outside any compile fold without recording anything.
+inline builder& constant_folder() {
+    thread_local builder folder;
+    return folder;
+}
+
+/// The builder that operations on values owned by `owner` must record into.
+inline builder& builder_for(std::uint32_t owner) {
+    builder* b = active_builder;
+    if (owner == 0) return b != nullptr ? *b : constant_folder();
+    if (b == nullptr)
+        throw usage_error(
+            "tandem: a secure value was used outside tandem::compile (was it stored and used after its "
+            "compile returned, or passed to another thread?); operate on secure values only inside the "
+            "function given to tandem::compile");
+    if (b->serial() != owner)
+        throw usage_error(
+            "tandem: a secure value recorded by another tandem::compile call was used in this one (captured "
+            "from an earlier or concurrent compile?); pass data between compiles as plain values");
+    return *b;
+}
+
+}  // namespace tandem::detail

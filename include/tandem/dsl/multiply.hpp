@@ -1,0 +1,131 @@
+// tandem/dsl/multiply.hpp — multiplication circuits.
+//
+// Truncated n-bit product (what `*` on secure_int<N> computes):
+//  * schoolbook: partial products a_i & b_j for i + j < n, then n-1 row
+//    additions of shrinking width: n(n+1)/2 + (n-1)(n-2)/2 = n² - n + 1 ANDs;
+//  * Karatsuba–Ofman (1962; as used for GC by Henecka–Schneider, paper 003):
+//    with h = n/2, a·b mod 2^n = a0·b0 + ((a1·b0 + a0·b1) mod 2^(n-h)) · 2^h
+//    (+ (a1·b1 mod 2) · 2^(n-1) when n is odd),
+//    where a0·b0 is a full product computed with Karatsuba's three half-size
+//    products. The cross products recurse through the same dispatch.
+// Full 2n-bit product (inside Karatsuba): schoolbook 2n² - n ANDs, Karatsuba
+// (three products of n/2 + 1 bits at most) from karatsuba_full_threshold on.
+//
+// Thresholds, measured by counting the ANDs of both constructions at every
+// width 4..136 (tests/dsl_gate_counts.cpp "karatsuba_crossover" prints them):
+//  * full product: Karatsuba is smaller for every n >= 14 (13: 337 vs 325);
+//  * truncated: Karatsuba is smaller for every n >= 32 (31: 944 vs 931;
+//    32: 975 vs 993; 64: 3621 vs 4033; 128: 12601 vs 16257).
+#pragma once
+
+#include <tandem/dsl/arith.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace tandem::detail {
+
+inline constexpr std::size_t karatsuba_full_threshold = 14;
+inline constexpr std::size_t karatsuba_truncated_threshold = 32;
+
+inline void multiply_full(builder& bld, bits_in a, bits_in b, bits_out out);
+
+/// out (n bits) = a · b mod 2^n by the schoolbook method; a, b have n bits.
+inline void multiply_truncated_schoolbook(builder& bld, bits_in a, bits_in b, bits_out out) {
+    const std::size_t n = out.size();
+    std::vector<wire_ref> acc(n), row(n);
+    for (std::size_t i = 0; i < n; ++i) acc[i] = bld.and_(a[i], b[0]);
+    for (std::size_t j = 1; j < n; ++j) {
+        const std::size_t w = n - j;  // row j only reaches bits j..n-1
+        for (std::size_t i = 0; i < w; ++i) row[i] = bld.and_(a[i], b[j]);
+        add(bld, bits_in(acc).subspan(j, w), bits_in(row).first(w), false_ref, bits_out(acc).subspan(j, w));
+    }
+    std::copy(acc.begin(), acc.end(), out.begin());
+}
+
+/// out (2n bits) = a · b for n-bit a, b, schoolbook: 2n² - n ANDs.
+inline void multiply_full_schoolbook(builder& bld, bits_in a, bits_in b, bits_out out) {
+    const std::size_t n = a.size();
+    std::vector<wire_ref> acc(2 * n, false_ref), row(n);
+    for (std::size_t i = 0; i < n; ++i) acc[i] = bld.and_(a[i], b[0]);
+    for (std::size_t j = 1; j < n; ++j) {
+        for (std::size_t i = 0; i < n; ++i) row[i] = bld.and_(a[i], b[j]);
+        // acc has j + n - 1 significant bits; the sum has j + n.
+        acc[j + n] = add(bld, bits_in(acc).subspan(j, n), row, false_ref, bits_out(acc).subspan(j, n), true);
+    }
+    std::copy(acc.begin(), acc.end(), out.begin());
+}
+
+/// out (2n bits) = a · b for n-bit a, b, Karatsuba: three products of about n/2 bits.
+inline void multiply_full_karatsuba(builder& bld, bits_in a, bits_in b, bits_out out) {
+    const std::size_t n = a.size();
+    const std::size_t h = n / 2, m = n - h;  // low half h bits, high half m >= h bits
+    std::vector<wire_ref> z0(2 * h), z2(2 * m), sa(m + 1), sb(m + 1), z1(2 * m + 2);
+    multiply_full(bld, a.first(h), b.first(h), z0);
+    multiply_full(bld, a.subspan(h), b.subspan(h), z2);
+    std::vector<wire_ref> a0(m, false_ref), b0(m, false_ref);
+    std::copy_n(a.begin(), h, a0.begin());
+    std::copy_n(b.begin(), h, b0.begin());
+    sa[m] = add(bld, a0, a.subspan(h), false_ref, bits_out(sa).first(m), true);
+    sb[m] = add(bld, b0, b.subspan(h), false_ref, bits_out(sb).first(m), true);
+    multiply_full(bld, sa, sb, z1);
+    // middle = z1 - z0 - z2 = a0·b1 + a1·b0, which fits in 2m + 1 bits.
+    const std::size_t w = 2 * m + 1;
+    std::vector<wire_ref> t(w, false_ref), middle(w);
+    std::copy_n(z0.begin(), 2 * h, t.begin());
+    sub(bld, bits_in(z1).first(w), t, middle);
+    std::fill(t.begin(), t.end(), false_ref);
+    std::copy_n(z2.begin(), 2 * m, t.begin());
+    sub(bld, middle, t, middle);
+    // result = z0 + z2·2^(2h) + middle·2^h; z0 and z2 do not overlap.
+    std::vector<wire_ref> r(2 * n);
+    std::copy(z0.begin(), z0.end(), r.begin());
+    std::copy(z2.begin(), z2.end(), r.begin() + 2 * h);
+    const std::size_t top = 2 * n - h;  // bits h..2n-1 receive the middle term
+    std::vector<wire_ref> mid(top, false_ref);
+    std::copy_n(middle.begin(), std::min(w, top), mid.begin());
+    add(bld, bits_in(r).subspan(h, top), mid, false_ref, bits_out(r).subspan(h, top));
+    std::copy(r.begin(), r.end(), out.begin());
+}
+
+inline bool all_public(bits_in a);
+
+inline void multiply_full(builder& bld, bits_in a, bits_in b, bits_out out) {
+    if (a.size() >= karatsuba_full_threshold && !all_public(a) && !all_public(b))
+        multiply_full_karatsuba(bld, a, b, out);
+    else multiply_full_schoolbook(bld, a, b, out);
+}
+
+inline void multiply_truncated(builder& bld, bits_in a, bits_in b, bits_out out);
+
+/// out (n bits) = a · b mod 2^n by one Karatsuba step (see the header comment).
+inline void multiply_truncated_karatsuba(builder& bld, bits_in a, bits_in b, bits_out out) {
+    const std::size_t n = out.size();
+    const std::size_t h = n / 2, m = n - h;
+    std::vector<wire_ref> r(n, false_ref);
+    multiply_full(bld, a.first(h), b.first(h), bits_out(r).first(2 * h));
+    // For odd n, a1·b1·2^(2h) still reaches the top bit, 2h = n - 1.
+    if (2 * h < n) r[n - 1] = bld.and_(a[h], b[h]);
+    std::vector<wire_ref> a0(m, false_ref), b0(m, false_ref), c1(m), c2(m);
+    std::copy_n(a.begin(), h, a0.begin());
+    std::copy_n(b.begin(), h, b0.begin());
+    multiply_truncated(bld, a.subspan(h), b0, c1);
+    multiply_truncated(bld, a0, b.subspan(h), c2);
+    add(bld, c1, c2, false_ref, c1);
+    add(bld, bits_in(r).subspan(h, m), c1, false_ref, bits_out(r).subspan(h, m));
+    std::copy(r.begin(), r.end(), out.begin());
+}
+
+inline bool all_public(bits_in a) {
+    return std::all_of(a.begin(), a.end(), [](wire_ref r) { return r.is_constant(); });
+}
+
+inline void multiply_truncated(builder& bld, bits_in a, bits_in b, bits_out out) {
+    // A public factor folds the schoolbook method down to shifts and adds.
+    if (out.size() >= karatsuba_truncated_threshold && !all_public(a) && !all_public(b))
+        multiply_truncated_karatsuba(bld, a, b, out);
+    else multiply_truncated_schoolbook(bld, a, b, out);
+}
+
+}  // namespace tandem::detail

@@ -1,0 +1,118 @@
+// Bristol Fashion: the external AES-128 vector, export/import round trips and
+// malformed files.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <tandem/tandem.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tandem;
+
+namespace {
+
+const std::string aes_path = TANDEM_SHARED_DIR "/vectors/aes_128.txt";
+
+/// A 16-byte hex string as Bristol bits: big-endian integer, bit 0 = lsb of the last byte.
+std::vector<bool> bits_of_hex(const std::string& hex) {
+    std::vector<bool> bits(128);
+    for (std::size_t byte = 0; byte < 16; ++byte) {
+        const unsigned v = std::stoul(hex.substr(2 * byte, 2), nullptr, 16);
+        for (unsigned k = 0; k < 8; ++k) bits[8 * (15 - byte) + k] = ((v >> k) & 1u) != 0;
+    }
+    return bits;
+}
+
+std::string hex_of_bits(const std::vector<bool>& bits) {
+    std::string hex;
+    const char* digits = "0123456789abcdef";
+    for (std::size_t byte = 0; byte < 16; ++byte) {
+        unsigned v = 0;
+        for (unsigned k = 0; k < 8; ++k) v |= unsigned(bits[8 * (15 - byte) + k]) << k;
+        hex += digits[v >> 4];
+        hex += digits[v & 15];
+    }
+    return hex;
+}
+
+circuit<> round_trip(const circuit<>& c) {
+    std::stringstream s;
+    bristol::write(s, c);
+    return bristol::read(s, "round-trip");
+}
+
+void check_malformed(const std::string& text, const std::string& expected) {
+    std::istringstream in(text);
+    CHECK_THROWS_WITH_AS(bristol::read(in, "bad.txt"), doctest::Contains(expected.c_str()), usage_error);
+}
+
+}  // namespace
+
+TEST_CASE("bristol.aes128_fips197") {
+    const circuit<> aes = bristol::read_file(aes_path);
+    CHECK(aes.stats().and_gates == 6400);
+    CHECK(aes.stats().xor_gates == 28176);
+    CHECK(aes.data().inputs.size() == 2);
+    CHECK(aes.data().inputs[0].owner == party::alice);
+    CHECK(aes.data().inputs[1].owner == party::bob);
+    const auto out = eval_plain_bits(aes, {bits_of_hex("000102030405060708090a0b0c0d0e0f"),
+                                           bits_of_hex("00112233445566778899aabbccddeeff")});
+    REQUIRE(out.size() == 1);
+    CHECK(hex_of_bits(out[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
+}
+
+TEST_CASE("bristol.round_trip_keeps_function_and_counts") {
+    const circuit<> aes = bristol::read_file(aes_path);
+    const circuit<> again = round_trip(aes);
+    CHECK(again.stats().and_gates == aes.stats().and_gates);
+    CHECK(again.stats().xor_gates == aes.stats().xor_gates);
+    CHECK(again.stats().not_gates == aes.stats().not_gates);
+    CHECK(again.stats().and_depth == aes.stats().and_depth);
+    const std::vector<std::vector<bool>> in{bits_of_hex("2b7e151628aed2a6abf7158809cf4f3c"),
+                                            bits_of_hex("3243f6a8885a308d313198a2e0370734")};
+    CHECK(hex_of_bits(eval_plain_bits(again, in)[0]) == "3925841d02dc09fbdc118597196a0b32");  // FIPS-197 App. B
+    CHECK(eval_plain_bits(again, in) == eval_plain_bits(aes, in));
+
+    // A compiled program with awkward outputs: an input, a constant, a repeat.
+    using U = secure_uint<16>;
+    const auto prog = compile([](U a, U b) { return std::tuple{a * b, a, U(0xBEEF), a * b, a < b}; },
+                              input<party::alice, U>, input<party::bob, U>);
+    const circuit<> back = round_trip(prog);
+    CHECK(back.stats().and_gates == prog.stats().and_gates);
+    CHECK(back.stats().xor_gates == prog.stats().xor_gates);
+    CHECK(back.stats().not_gates == prog.stats().not_gates);
+    for (unsigned a : {0u, 1u, 300u, 65535u})
+        for (unsigned b : {0u, 7u, 40000u}) {
+            std::vector<std::vector<bool>> bits(2, std::vector<bool>(16));
+            for (unsigned k = 0; k < 16; ++k) bits[0][k] = (a >> k) & 1u, bits[1][k] = (b >> k) & 1u;
+            CHECK(eval_plain_bits(back, bits) == eval_plain_bits(prog, bits));
+        }
+}
+
+TEST_CASE("bristol.malformed_files") {
+    check_malformed("", "missing the header");
+    check_malformed("1 3\n2 1 1\n1 1\n\n2 1 0 1", "bad.txt:5: expected an output wire");
+    check_malformed("2 4\n2 1 1\n1 1\n\n2 1 0 1 2 XOR\n", "bad.txt: truncated after line 5: expected 2 gates, found 1");
+    check_malformed("1 3\n2 1 1\n1 1\n\n2 1 0 7 2 AND\n", "bad.txt:5: wire index 7 is out of range");
+    check_malformed("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 NAND\n", "bad.txt:5: unknown gate kind 'NAND'");
+    check_malformed("2 5\n2 1 1\n1 1\n\n2 1 0 3 4 AND\n2 1 0 1 3 XOR\n", "bad.txt:5: wire 3 is used before it is set");
+    check_malformed("1 3\n2 1 1\n1 1\n\n1 1 0 2 XOR\n", "bad.txt:5: XOR takes 2 input(s)");
+    check_malformed("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 XOR extra\n", "unexpected 'extra'");
+    check_malformed("1 3\n2 1 x\n", "bad.txt:2: expected a value width");
+    check_malformed("1 4\n2 1 1\n1 1\n\n2 1 0 1 2 XOR\n", "output wire 3 is never set");
+    check_malformed("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 XOR\n2 1 0 1 2 AND\n", "more gate lines");
+    check_malformed("2 3\n2 1 1\n1 1\n\n2 1 0 1 2 XOR\n2 1 0 1 2 AND\n", "bad.txt:6: wire 2 is set twice");
+    check_malformed("1 3\n2 1 1\n1 1\n\n2 1 0 1 1 XOR\n", "bad.txt:5: wire 1 is set twice");
+    CHECK_THROWS_WITH_AS(bristol::read_file("/nonexistent/file.txt"), doctest::Contains("cannot open"), usage_error);
+}
+
+TEST_CASE("bristol.eq_eqw_mand") {
+    // EQ and EQW become constants and aliases; MAND is k ANDs.
+    // Outputs are wires 5..7: a0, a0 & b0, a1 & b1.
+    std::istringstream in("3 8\n2 2 2\n1 3\n\n1 1 1 4 EQ\n1 1 0 5 EQW\n4 2 0 1 2 3 6 7 MAND\n");
+    const circuit<> c = bristol::read(in, "small.txt");
+    CHECK(c.stats().and_gates == 2);
+    const auto out = eval_plain_bits(c, {{true, true}, {true, false}});
+    CHECK(out[0] == std::vector<bool>{true, true, false});
+}

@@ -1,0 +1,185 @@
+// The recorded circuit: levelling, slot assignment, steps, stats and misuse.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <tandem/tandem.hpp>
+
+#include <array>
+#include <numeric>
+#include <set>
+#include <string>
+
+using namespace tandem;
+
+namespace {
+
+/// Checks DESIGN §3 on any circuit: ANDs of level i read only values written
+/// before level i; XORs read values of levels <= i written before them; no
+/// gate of level i overwrites a slot whose older value level i still reads.
+void check_levelled(const circuit<>& c) {
+    const circuit_data& d = c.data();
+    constexpr int unset = -2, input_value = -1;
+    std::vector<int> written(d.slot_count, unset);
+    for (std::uint32_t k = 0; k < d.input_bits; ++k) written[k] = input_value;
+    std::uint32_t expect_begin = 0;
+    for (std::size_t i = 0; i < d.levels.size(); ++i) {
+        const level_range& lv = d.levels[i];
+        REQUIRE(lv.and_begin == expect_begin);
+        REQUIRE(lv.and_begin <= lv.xor_begin);
+        REQUIRE(lv.xor_begin <= lv.end);
+        expect_begin = lv.end;
+        std::set<std::uint32_t> old_reads, writes;
+        for (std::uint32_t g = lv.and_begin; g < lv.end; ++g) {
+            const gate& x = d.gates[g];
+            const bool is_and = g < lv.xor_begin;
+            CHECK((x.kind == gate_kind::and_gate) == is_and);
+            for (std::uint32_t in : {x.in0, x.in1}) {
+                REQUIRE(in < d.slot_count);
+                REQUIRE(written[in] != unset);
+                if (is_and) CHECK(written[in] < static_cast<int>(i));
+                else CHECK(written[in] <= static_cast<int>(i));
+                if (written[in] < static_cast<int>(i)) old_reads.insert(in);
+            }
+            if (x.kind == gate_kind::not_gate) CHECK(x.in0 == x.in1);
+            written[x.out] = static_cast<int>(i);
+            writes.insert(x.out);
+        }
+        for (std::uint32_t s : writes) CHECK_MESSAGE(old_reads.count(s) == 0, "level " << i << " reuses slot " << s);
+    }
+    CHECK(expect_begin == d.gates.size());
+    std::uint64_t level_ands = 0;
+    for (auto w : c.stats().level_and_width) level_ands += w;
+    CHECK(level_ands == c.stats().and_gates);
+}
+
+}  // namespace
+
+TEST_CASE("circuit.levelled_layout") {
+    using I = secure_int<32>;
+    const auto c = compile(
+        [](I a, I b) {
+            I acc = a;
+            for (int i = 0; i < 8; ++i) acc = acc * b + (a ^ (b >> i)) - select(acc < b, a, b);
+            return std::tuple{acc, acc / (b | 1), a == b};
+        },
+        input<party::alice, I>, input<party::bob, I>);
+    check_levelled(c);
+    CHECK(c.data().steps.size() == 1);
+    CHECK(c.data().steps[0].kind == step_kind::sequential);
+    CHECK(c.data().steps[0].level_begin == 0);
+    CHECK(c.data().steps[0].level_end == c.data().levels.size());
+    const auto& s = c.stats();
+    CHECK(s.and_depth > 0);
+    CHECK(s.levels >= s.and_depth);
+    CHECK(s.input_bits_alice == 32);
+    CHECK(s.input_bits_bob == 32);
+    CHECK(s.output_bits == 65);
+    CHECK(s.wire_count == 64 + s.and_gates + s.xor_gates + s.not_gates);
+    CHECK(s.bytes_garbler_to_evaluator == 32 * s.and_gates + 16 * 64 + 9);
+    CHECK(s.bytes_evaluator_to_garbler == 16 * 32);
+    std::uint32_t histogram_levels = 0;
+    for (auto n : s.width_histogram) histogram_levels += n;
+    CHECK(histogram_levels == s.and_depth);
+    // The plaintext result of the levelled circuit is still the function.
+    const auto [acc, q, eq] = c.eval_plain(123456, -789);
+    std::int32_t ra = 123456, rb = -789;
+    std::int32_t r = ra;
+    for (int i = 0; i < 8; ++i)
+        r = static_cast<std::int32_t>(static_cast<std::uint32_t>(r) * static_cast<std::uint32_t>(rb) +
+                                      static_cast<std::uint32_t>(ra ^ (rb >> i)) -
+                                      static_cast<std::uint32_t>(r < rb ? ra : rb));
+    CHECK(acc == r);
+    CHECK(q == r / (rb | 1));
+    CHECK(eq == false);
+}
+
+TEST_CASE("circuit.working_set_is_reused") {
+    // Summing 64 inputs: thousands of wires, but only a few live at a time.
+    using U = secure_uint<16>;
+    const auto c = compile(
+        [](std::array<U, 64> xs, U y) {
+            U acc = y;
+            for (const U& x : xs) acc = acc + x;
+            return acc;
+        },
+        input<party::alice, std::array<U, 64>>, input<party::bob, U>);
+    check_levelled(c);
+    CHECK(c.stats().wire_count > 4000);
+    // Levelling runs gates as early as possible, which costs some slots over
+    // program order, but storage stays far below one label per wire.
+    CHECK(c.stats().peak_working_set < c.data().input_bits + 512);
+    CHECK(c.stats().peak_working_set * 3 < c.stats().wire_count);
+    std::array<std::uint16_t, 64> xs{};
+    std::uint16_t sum = 7;
+    for (std::size_t i = 0; i < xs.size(); ++i) sum = static_cast<std::uint16_t>(sum + (xs[i] = std::uint16_t(i * 977)));
+    CHECK(c.eval_plain(xs, 7) == sum);
+}
+
+TEST_CASE("circuit.dead_gates_are_dropped") {
+    using U = secure_uint<32>;
+    const auto c = compile(
+        [](U a, U b) {
+            const U unused = a * b;  // never reaches an output
+            (void)unused;
+            return a + b;
+        },
+        input<party::alice, U>, input<party::bob, U>);
+    CHECK(c.stats().and_gates == 31);
+}
+
+TEST_CASE("circuit.constant_and_passthrough_outputs") {
+    using U = secure_uint<8>;
+    const auto c = compile([](U a, U b) { return std::tuple{a, U(0xA5), b ^ b, ~a}; }, input<party::alice, U>,
+                           input<party::bob, U>);
+    CHECK(c.stats().and_gates == 0);
+    CHECK(c.stats().xor_gates == 0);
+    CHECK(c.stats().not_gates == 8);
+    const auto [x, k, z, n] = c.eval_plain(0x3C, 0x11);
+    CHECK(x == 0x3C);
+    CHECK(k == 0xA5);
+    CHECK(z == 0);
+    CHECK(n == 0xC3);
+}
+
+TEST_CASE("circuit.copies_share_data") {
+    using U = secure_uint<8>;
+    const auto c = compile([](U a, U b) { return a * b; }, input<party::alice, U>, input<party::bob, U>);
+    const auto copy = c;
+    const circuit<> untyped = c;
+    CHECK(&copy.data() == &c.data());
+    CHECK(&untyped.data() == &c.data());
+    CHECK(copy.eval_plain(7, 9) == 63);
+}
+
+TEST_CASE("circuit.value_used_outside_its_compile") {
+    using U = secure_uint<8>;
+    U leaked;
+    const auto c = compile(
+        [&leaked](U a, U b) {
+            leaked = a;
+            return a + b;
+        },
+        input<party::alice, U>, input<party::bob, U>);
+    (void)c;
+    CHECK_THROWS_WITH_AS(leaked + 1, doctest::Contains("outside tandem::compile"), usage_error);
+    // Used inside a later compile, it belongs to another builder.
+    CHECK_THROWS_WITH_AS(compile([&leaked](U a, U) { return a + leaked; }, input<party::alice, U>, input<party::bob, U>),
+                         doctest::Contains("two different tandem::compile calls"), usage_error);
+    CHECK_THROWS_WITH_AS(compile([&leaked](U, U) { return leaked * 3; }, input<party::alice, U>, input<party::bob, U>),
+                         doctest::Contains("another tandem::compile"), usage_error);
+    CHECK_THROWS_WITH_AS(compile([&leaked](U, U) { return leaked; }, input<party::alice, U>, input<party::bob, U>),
+                         doctest::Contains("another compile"), usage_error);
+    // Public constants are fine anywhere.
+    const U k = U(3) + U(4);
+    CHECK(k.is_public());
+}
+
+TEST_CASE("circuit.bit_index_out_of_range") {
+    using U = secure_uint<8>;
+    CHECK_THROWS_WITH_AS(compile([](U a, U) { return a[8]; }, input<party::alice, U>, input<party::bob, U>),
+                         doctest::Contains("out of range"), usage_error);
+}
+
+TEST_CASE("circuit.negative_public_shift") {
+    using U = secure_uint<8>;
+    CHECK_THROWS_AS(compile([](U a, U) { return a << -1; }, input<party::alice, U>, input<party::bob, U>), usage_error);
+}
