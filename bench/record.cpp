@@ -9,7 +9,10 @@
 #include <tandem/tandem.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -35,29 +38,68 @@ double bytes_per_gate(const tandem::circuit<>& c) {
     return bytes / static_cast<double>(d.gates.size());
 }
 
+/// Seconds spent running the function (recording) and laying the recording out,
+/// timed separately through the builder tandem::compile uses.
+std::pair<double, double> record_then_layout(int products) {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    tandem::detail::builder bld;
+    tandem::detail::active_builder_scope scope(bld);
+    std::array<u64, width> xs;
+    for (auto& x : xs) {
+        const auto first = bld.add_input_value(tandem::party::alice, 64);
+        u64::bits_type bits;
+        for (std::uint32_t k = 0; k < 64; ++k) bits[k] = tandem::detail::wire_ref{first.v + 2 * k};
+        x = u64(bits, bld.serial());
+    }
+    u64 acc = xs[0];
+    for (int i = 0; i < products; ++i) acc = acc * xs[i % width] + xs[(i * 7 + 3) % width];
+    bld.add_output_value(acc.bits().data(), 64);
+    const auto t1 = clock::now();
+    const tandem::circuit<> c(tandem::detail::lay_out(std::move(bld).take()));
+    const auto t2 = clock::now();
+    return {std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count()};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const bench::options opt = bench::parse(argc, argv, "bench_record");
     const int products = opt.quick ? 100 : 1000;
 
-    tandem::circuit<> c;
+    // One unmeasured run first: the first touch of fresh memory in a process
+    // (and, on a VM, of guest memory) costs several times a steady run.
+    tandem::circuit<> c = record_chain(products);
     const auto times = bench::time_reps(opt.reps, [&] { c = record_chain(products); });
+    std::vector<double> rec_t, lay_t;
+    for (int r = 0; r < opt.reps; ++r) {
+        const auto [a, b] = record_then_layout(products);
+        rec_t.push_back(a);
+        lay_t.push_back(b);
+    }
     const auto& s = c.stats();
     const std::uint64_t gates = s.and_gates + s.xor_gates + s.not_gates;
     const double med = bench::median(times), best = bench::minimum(times);
+    const std::string name = "mul64_chain_" + std::to_string(products);
 
-    bench::record r("record", "mul64_chain_" + std::to_string(products));
+    bench::record r("record", name);
     r.add("seconds", med).add("seconds_min", best).add("reps", opt.reps).add("gates", gates)
         .add("and_gates", s.and_gates).add("gates_per_s", gates / med).add("gates_per_s_best", gates / best)
-        .add("bytes_per_gate", bytes_per_gate(c)).add("and_depth", s.and_depth)
-        .add("peak_working_set", s.peak_working_set).add("peak_rss_bytes", bench::peak_rss_bytes());
+        .add("record_seconds", bench::median(rec_t)).add("layout_seconds", bench::median(lay_t))
+        .add("record_gates_per_s", gates / bench::median(rec_t)).add("bytes_per_gate", bytes_per_gate(c))
+        .add("and_depth", s.and_depth).add("peak_working_set", s.peak_working_set)
+        .add("peak_rss_bytes", bench::peak_rss_bytes());
     if (opt.json) {
         std::cout << r.json() << "\n";
     } else {
-        std::printf("record  %-20s %10llu gates  %7.3f s median  %7.3f s min  %6.1f M gates/s  %5.2f B/gate\n",
-                    ("mul64_chain_" + std::to_string(products)).c_str(), static_cast<unsigned long long>(gates), med,
-                    best, gates / med / 1e6, bytes_per_gate(c));
+        std::printf("record  %s: %llu gates, %u AND depth\n", name.c_str(), static_cast<unsigned long long>(gates),
+                    s.and_depth);
+        std::printf("  compile (record + layout)  %7.3f s median  %7.3f s min  %6.1f M gates/s\n", med, best,
+                    gates / med / 1e6);
+        std::printf("  recording alone            %7.3f s median                 %6.1f M gates/s\n",
+                    bench::median(rec_t), gates / bench::median(rec_t) / 1e6);
+        std::printf("  layout alone               %7.3f s median\n", bench::median(lay_t));
+        std::printf("  storage                    %7.2f bytes per stored gate\n", bytes_per_gate(c));
     }
     return 0;
 }

@@ -47,8 +47,9 @@ struct recorded_gate {
     std::uint32_t in1;
     std::uint32_t level_kind;  ///< AND depth << 2 | gate_kind
     std::uint32_t not_of;      ///< wire id of the NOT gate of this wire, 0 if none yet
+    std::uint32_t uses;        ///< gates reading this wire, plus one per output naming it
 
-    static constexpr std::uint32_t max_level = (1u << 29) - 1;  // bit 31 is free for passes
+    static constexpr std::uint32_t max_level = (1u << 29) - 1;
     std::uint32_t level() const noexcept { return (level_kind >> 2) & max_level; }
     gate_kind kind() const noexcept { return static_cast<gate_kind>(level_kind & 3u); }
 };
@@ -62,13 +63,22 @@ struct recording {
     std::vector<value_layout> inputs;
     std::vector<value_layout> outputs;
     std::vector<std::uint32_t> output_wires;  ///< wire ids, or output_false/output_true
+    std::vector<std::uint32_t> input_uses;    ///< uses of wire k, for k <= input_bits
+    std::uint32_t max_level = 0;
 
     std::uint32_t first_gate_wire() const noexcept { return input_bits + 1; }
+    /// Readers of wire w (gates and outputs).
+    std::uint32_t& uses(std::uint32_t w) noexcept {
+        return w < first_gate_wire() ? input_uses[w] : gates[w - first_gate_wire()].uses;
+    }
 };
 
 class builder {
 public:
-    builder() : serial_(next_serial()) { input_not_.push_back(0); }
+    builder() : serial_(next_serial()) {
+        input_not_.push_back(0);
+        rec_.input_uses.push_back(0);
+    }
     builder(const builder&) = delete;
     builder& operator=(const builder&) = delete;
 
@@ -84,6 +94,7 @@ public:
         rec_.inputs.push_back({owner, first, bits});
         rec_.input_bits += bits;
         input_not_.resize(1 + std::size_t{rec_.input_bits}, 0);
+        rec_.input_uses.resize(1 + std::size_t{rec_.input_bits}, 0);
         return wire_ref{(first + 1) << 1};
     }
 
@@ -122,8 +133,13 @@ public:
         rec_.outputs.push_back({party::alice, static_cast<std::uint32_t>(rec_.output_wires.size()), count});
         for (std::uint32_t i = 0; i < count; ++i) {
             const wire_ref r = bits[i];
-            rec_.output_wires.push_back(r.is_constant() ? (r.constant_value() ? output_true : output_false)
-                                                         : materialize(r));
+            if (r.is_constant()) {
+                rec_.output_wires.push_back(r.constant_value() ? output_true : output_false);
+            } else {
+                const std::uint32_t w = materialize(r);
+                ++rec_.uses(w);
+                rec_.output_wires.push_back(w);
+            }
         }
     }
 
@@ -165,7 +181,10 @@ private:
             throw usage_error("tandem::compile: the circuit exceeds 2^31 wires; split the computation");
         if (lvl > recorded_gate::max_level)
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
-        rec_.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0});
+        rec_.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0});
+        ++rec_.uses(x);
+        if (y != x) ++rec_.uses(y);  // a NOT reads its operand once
+        rec_.max_level = std::max(rec_.max_level, lvl);
         return static_cast<std::uint32_t>(id);
     }
 
