@@ -260,3 +260,36 @@ TEST_CASE("plain.untyped_bits") {
     CHECK_THROWS_AS(eval_plain_bits(c, {{true}}), usage_error);
     CHECK_THROWS_AS(eval_plain_bits(c, {{true}, {false}}), usage_error);
 }
+
+TEST_CASE("plain.bits_and_mixed_operands") {
+    using U = secure_uint<16>;
+    using I = secure_int<16>;
+    using A = secure_uint<3>;
+    const auto c = compile(
+        [](I x, A s) {
+            const secure_bit neg = x < 0;
+            const secure_bit big = x > 1000;
+            return std::tuple{x << s, x >> s, x.as_unsigned() >> s, select(neg && !big, x, 0), 100 - x, 7 / x.as_unsigned(),
+                              x % 3, neg || big, select(neg, big, !big), neg != big, 1000 < x};
+        },
+        input<party::alice, I>, input<party::bob, A>);
+    for (int x : {-32768, -1001, -5, -1, 0, 1, 7, 999, 1001, 32767}) {
+        for (unsigned s = 0; s < 8; ++s) {
+            CAPTURE(x);
+            CAPTURE(s);
+            const auto [l, ra, rl, sel, sub, div, mod, either, mux, ne, gt] = c.eval_plain(std::int16_t(x), std::uint8_t(s));
+            CHECK(l == std::int16_t(std::uint16_t(x) << s));
+            CHECK(ra == std::int16_t(x >> s));
+            CHECK(rl == std::uint16_t(std::uint16_t(x) >> s));
+            CHECK(sel == (x < 0 ? x : 0));
+            CHECK(sub == std::int16_t(100 - x));
+            CHECK(div == (x == 0 ? 0xFFFF : 7 / std::uint16_t(x)));
+            CHECK(mod == x % 3);
+            CHECK(either == (x < 0 || x > 1000));
+            CHECK(mux == (x < 0 ? x > 1000 : x <= 1000));
+            CHECK(ne == ((x < 0) != (x > 1000)));
+            CHECK(gt == (x > 1000));
+        }
+    }
+    static_assert(std::is_same_v<decltype(std::declval<U>() + 1), U>);
+}
