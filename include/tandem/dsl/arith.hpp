@@ -35,15 +35,23 @@ inline wire_ref add(builder& bld, bits_in a, bits_in b, wire_ref carry, bits_out
     return want_carry ? carry : false_ref;
 }
 
+/// Carry out of one bit of a + ~b + c, maj(a, ~b, c), written without NOT gates:
+/// a ^ (t & (b ^ c)) with t = a ^ c; with the carry-in a constant 1 it is
+/// a | ~b = ~(b ^ (a & b)). `flipped` compares sign bits: maj(~a, b, c) = b ^ (t & (b ^ c)).
+inline wire_ref borrow_carry(builder& bld, wire_ref a, wire_ref b, wire_ref c, wire_ref t, bool flipped = false) {
+    if (c == true_ref) return ~bld.xor_(flipped ? a : b, bld.and_(a, b));
+    return bld.xor_(flipped ? b : a, bld.and_(t, bld.xor_(b, c)));
+}
+
 /// out = a - b (mod 2^n) = a + ~b + 1; returns the carry out (1 iff a >= b unsigned) when asked.
 inline wire_ref sub(builder& bld, bits_in a, bits_in b, bits_out out, bool want_carry = false) {
     const std::size_t n = out.size();
     wire_ref carry = true_ref;
     for (std::size_t i = 0; i < n; ++i) {
-        const wire_ref ai = a[i], nbi = ~b[i];
+        const wire_ref ai = a[i], bi = b[i];
         const wire_ref t = bld.xor_(ai, carry);
-        out[i] = bld.xor_(t, nbi);
-        if (i + 1 < n || want_carry) carry = bld.xor_(carry, bld.and_(t, bld.xor_(nbi, carry)));
+        out[i] = ~bld.xor_(t, bi);
+        if (i + 1 < n || want_carry) carry = borrow_carry(bld, ai, bi, carry, t);
     }
     return want_carry ? carry : false_ref;
 }
@@ -58,28 +66,23 @@ inline void add_bit(builder& bld, bits_in a, wire_ref bit, bits_out out) {
     }
 }
 
-/// out = -a (mod 2^n) = ~a + 1: n-2 ANDs.
+/// out = -a (mod 2^n) = ~a + 1: n-2 ANDs. The carry ~a_i & c equals c & (a_i ^ c), with no NOT gate.
 inline void negate(builder& bld, bits_in a, bits_out out) {
     wire_ref carry = true_ref;
     for (std::size_t i = 0; i < out.size(); ++i) {
-        const wire_ref nai = ~a[i];
-        out[i] = bld.xor_(nai, carry);
-        if (i + 1 < out.size()) carry = bld.and_(nai, carry);
+        const wire_ref t = bld.xor_(a[i], carry);
+        out[i] = ~t;  // ~a_i ^ c
+        if (i + 1 < out.size()) carry = bld.and_(carry, t);
     }
 }
 
 /// a < b as unsigned numbers (or signed, with `is_signed`): the borrow of a - b, n ANDs.
 inline wire_ref less_than(builder& bld, bits_in a, bits_in b, bool is_signed) {
     const std::size_t n = a.size();
-    wire_ref carry = true_ref;  // carry of a + ~b + 1
-    for (std::size_t i = 0; i < n; ++i) {
-        wire_ref ai = a[i], nbi = ~b[i];
-        if (is_signed && i + 1 == n) {  // compare with the sign bits flipped
-            ai = ~ai;
-            nbi = ~nbi;
-        }
-        carry = bld.xor_(carry, bld.and_(bld.xor_(ai, carry), bld.xor_(nbi, carry)));
-    }
+    wire_ref carry = true_ref;  // carry of a + ~b + 1, as in sub()
+    for (std::size_t i = 0; i < n; ++i)  // signed: compare with both sign bits flipped
+        carry = borrow_carry(bld, a[i], b[i], carry, carry == true_ref ? false_ref : bld.xor_(a[i], carry),
+                             is_signed && i + 1 == n);
     return ~carry;
 }
 
