@@ -13,6 +13,7 @@
 #include <tandem/error.hpp>
 
 #include <memory>
+#include <mutex>
 #include <utility>
 
 namespace tandem {
@@ -28,13 +29,19 @@ public:
     explicit circuit(circuit_data data) : impl_(std::make_shared<const impl>(std::move(data))) {}
 
     const circuit_data& data() const noexcept { return impl_->data; }
-    const circuit_stats& stats() const noexcept { return impl_->stats; }
+    /// Gate counts, levels, working set, bytes a garbled run sends. Computed
+    /// on first use (a pass over the gates), then cached; thread-safe.
+    const circuit_stats& stats() const {
+        std::call_once(impl_->stats_once, [this] { impl_->stats = compute_stats(impl_->data); });
+        return impl_->stats;
+    }
 
 private:
     struct impl {
-        explicit impl(circuit_data d) : data(std::move(d)), stats(compute_stats(data)) {}
+        explicit impl(circuit_data d) : data(std::move(d)) {}
         circuit_data data;
-        circuit_stats stats;
+        mutable std::once_flag stats_once;
+        mutable circuit_stats stats;
     };
     std::shared_ptr<const impl> impl_;
 };

