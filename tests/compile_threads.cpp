@@ -61,3 +61,35 @@ TEST_CASE("compile.threads.value_from_another_threads_compile") {
     other.join();
     CHECK(threw);
 }
+
+TEST_CASE("compile.threads.large_circuits_share_the_block_cache") {
+    // Circuits of hundreds of thousands of gates use mapped, cached blocks
+    // (detail/big_vector.hpp); threads allocate and free them concurrently.
+    using U = secure_uint<64>;
+    auto big = [] {
+        return compile(
+            [](U a, U b) {
+                U acc = a;
+                for (int i = 0; i < 40; ++i) acc = acc * b + a;
+                return acc;
+            },
+            input<party::alice, U>, input<party::bob, U>);
+    };
+    const auto reference = big();
+    REQUIRE(reference.data().gates.size() * sizeof(gate) > (std::size_t{1} << 20));
+    std::uint64_t expect = 3;
+    for (int i = 0; i < 40; ++i) expect = expect * 1000003 + 3;
+    CHECK(reference.eval_plain(3, 1000003) == expect);
+    std::atomic<int> mismatches{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t)
+        threads.emplace_back([&] {
+            for (int k = 0; k < 3; ++k) {
+                const auto c = big();
+                if (c.data().gates.size() != reference.data().gates.size() || c.eval_plain(3, 1000003) != expect)
+                    ++mismatches;
+            }
+        });
+    for (auto& th : threads) th.join();
+    CHECK(mismatches == 0);
+}
