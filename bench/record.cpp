@@ -49,7 +49,7 @@ std::pair<double, double> record_then_layout(int products) {
     for (auto& x : xs) {
         const auto first = bld.add_input_value(tandem::party::alice, 64);
         u64::bits_type bits;
-        for (std::uint32_t k = 0; k < 64; ++k) bits[k] = tandem::detail::wire_ref{first.v + 2 * k};
+        for (std::uint32_t k = 0; k < 64; ++k) bits[k] = tandem::detail::builder::input_bit(first, k);
         x = u64(bits, bld.serial());
     }
     u64 acc = xs[0];

@@ -104,7 +104,7 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
         const auto first = bld.add_input_value(owners[i], in_widths[i]);
         for (std::uint32_t k = 0; k < in_widths[i]; ++k, ++next_wire) {
             if (next_wire >= nwires) r.fail("the inputs need more wires than the header declares");
-            wire[next_wire] = tandem::detail::wire_ref{first.v + 2 * k};
+            wire[next_wire] = tandem::detail::builder::input_bit(first, k);
             set[next_wire] = 1;
         }
     }

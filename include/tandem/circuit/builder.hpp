@@ -98,10 +98,8 @@ public:
         return wire_ref{(first + 1) << 1};
     }
 
-    /// Input bit k (0-based over all inputs) as a reference.
-    static constexpr wire_ref input_bit(std::uint32_t first, std::uint32_t k) noexcept {
-        return wire_ref{(first + k + 1) << 1};
-    }
+    /// Bit k of the input value whose first bit is `first` (as add_input_value returned it).
+    static constexpr wire_ref input_bit(wire_ref first, std::uint32_t k) noexcept { return wire_ref{first.v + 2 * k}; }
 
     wire_ref and_(wire_ref a, wire_ref b) {
         if (a.is_constant()) return a.constant_value() ? b : false_ref;

@@ -109,19 +109,18 @@ struct output_values<std::tuple<Vs...>> {  // a tuple: one output value per elem
 /// argument of f, in order; f returns a secure value, a std::tuple, a std::array
 /// or a Hana struct of them.
 template <class F, party... Ps, class... Ts>
-auto compile(F&& f, input_t<Ps, Ts>... inputs) {
+auto compile(F&& f, input_t<Ps, Ts>...) {
     static_assert(std::is_invocable_v<F&, Ts...>,
                   "tandem::compile: the function cannot be called with the declared input types");
     using R = std::remove_cvref_t<std::invoke_result_t<F&, Ts...>>;
     static_assert(!std::is_void_v<R>, "tandem::compile: the secure function must return its outputs");
-    (void)std::tuple{inputs...};
 
     detail::builder bld;
     detail::active_builder_scope scope(bld);
     std::tuple<Ts...> args{[&] {
         const detail::wire_ref first = bld.add_input_value(Ps, static_cast<std::uint32_t>(value_traits<Ts>::bits));
         std::vector<detail::wire_ref> refs(value_traits<Ts>::bits);
-        for (std::uint32_t k = 0; k < refs.size(); ++k) refs[k] = detail::wire_ref{first.v + 2 * k};
+        for (std::uint32_t k = 0; k < refs.size(); ++k) refs[k] = detail::builder::input_bit(first, k);
         detail::ref_cursor cur{refs.data(), bld.serial()};
         return value_traits<Ts>::make(cur);
     }()...};
