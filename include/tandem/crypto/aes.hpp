@@ -1,0 +1,165 @@
+// tandem/crypto/aes.hpp — AES-128 with AES-NI, and batched under one or many keys.
+//
+// FIPS-197. The key schedule uses the aesenclast formulation (Gueron, "Intel
+// AES-NI instructions set", 2010, §5): RotWord of the last word is broadcast
+// by a byte shuffle, and aesenclast applies SubWord and the round constant —
+// unlike aeskeygenassist it takes the constant from a register, so many keys
+// expand side by side, four per 512-bit register with VAES.
+//
+// multi_key_encrypt() expands keys round by round while it encrypts (round r
+// only needs round key r), so no schedule is ever stored: the form the
+// re-keyed hash of gc/ needs. With VAES and AVX-512 available at compile time
+// (e.g. -march=native on a recent CPU) four AES lanes run per instruction;
+// otherwise the same code runs on AES-NI one block per instruction. Both give
+// identical results (tests/crypto.cpp).
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/block.hpp>
+
+#include <array>
+#include <cstddef>
+
+#include <wmmintrin.h>
+#include <tmmintrin.h>
+#if defined(__VAES__) && defined(__AVX512F__) && defined(__AVX512BW__)
+#include <immintrin.h>
+#define TANDEM_VAES 1
+#else
+#define TANDEM_VAES 0
+#endif
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::detail {
+
+inline constexpr std::array<int, 10> aes_round_constants{0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36};
+
+/// One step of the AES-128 key schedule on a 128-bit lane.
+inline __m128i aes_key_step(__m128i k, __m128i rcon) noexcept {
+    __m128i t = _mm_shuffle_epi8(k, _mm_set1_epi32(0x0c0f0e0d));  // RotWord(w3) in every word
+    t = _mm_aesenclast_si128(t, rcon);                              // SubWord(...) ^ rcon
+    k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+    k = _mm_xor_si128(k, _mm_slli_si128(k, 8));
+    return _mm_xor_si128(k, t);
+}
+
+#if TANDEM_VAES
+inline __m512i aes_key_step(__m512i k, __m512i rcon) noexcept {
+    __m512i t = _mm512_shuffle_epi8(k, _mm512_set1_epi32(0x0c0f0e0d));
+    t = _mm512_aesenclast_epi128(t, rcon);
+    const __m512i k1 = _mm512_bslli_epi128(k, 4);
+    const __m512i k2 = _mm512_bslli_epi128(k, 8);
+    const __m512i k3 = _mm512_bslli_epi128(k, 12);
+    // k ^ k1 ^ k2 ^ k3 ^ t in two three-way XORs (vpternlog 0x96).
+    return _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(k, k1, k2, 0x96), k3, t, 0x96);
+}
+#endif
+
+}  // namespace tandem::detail
+
+namespace tandem {
+
+/// An expanded AES-128 key: 11 round keys.
+struct aes_key {
+    std::array<block, 11> round;
+
+    explicit aes_key(block key) noexcept {
+        __m128i k = key.v;
+        round[0] = block(k);
+        for (int r = 0; r < 10; ++r) {
+            k = detail::aes_key_step(k, _mm_set1_epi32(detail::aes_round_constants[r]));
+            round[r + 1] = block(k);
+        }
+    }
+
+    block encrypt(block x) const noexcept {
+        __m128i s = _mm_xor_si128(x.v, round[0].v);
+        for (int r = 1; r < 10; ++r) s = _mm_aesenc_si128(s, round[r].v);
+        return block(_mm_aesenclast_si128(s, round[10].v));
+    }
+
+    /// Encrypts n blocks in place, eight at a time so the AES pipeline stays full.
+    void encrypt(block* b, std::size_t n) const noexcept {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            __m128i s[8];
+            for (int j = 0; j < 8; ++j) s[j] = _mm_xor_si128(b[i + j].v, round[0].v);
+            for (int r = 1; r < 10; ++r)
+                for (int j = 0; j < 8; ++j) s[j] = _mm_aesenc_si128(s[j], round[r].v);
+            for (int j = 0; j < 8; ++j) b[i + j] = block(_mm_aesenclast_si128(s[j], round[10].v));
+        }
+        for (; i < n; ++i) b[i] = encrypt(b[i]);
+    }
+};
+
+/// Encrypts, for every m < N and c < C, blocks[c * N + m] under keys[m],
+/// expanding the N keys on the fly — AES-NI, one block per instruction.
+template <std::size_t N, std::size_t C>
+inline void multi_key_encrypt_aesni(const block* keys, block* blocks) noexcept {
+    __m128i k[N], s[C][N];
+    for (std::size_t m = 0; m < N; ++m) {
+        k[m] = keys[m].v;
+        for (std::size_t c = 0; c < C; ++c) s[c][m] = _mm_xor_si128(blocks[c * N + m].v, k[m]);
+    }
+    for (int r = 0; r < 10; ++r) {
+        const __m128i rcon = _mm_set1_epi32(detail::aes_round_constants[r]);
+        for (std::size_t m = 0; m < N; ++m) {
+            k[m] = detail::aes_key_step(k[m], rcon);
+            for (std::size_t c = 0; c < C; ++c)
+                s[c][m] = r < 9 ? _mm_aesenc_si128(s[c][m], k[m]) : _mm_aesenclast_si128(s[c][m], k[m]);
+        }
+    }
+    for (std::size_t m = 0; m < N; ++m)
+        for (std::size_t c = 0; c < C; ++c) blocks[c * N + m] = block(s[c][m]);
+}
+
+#if TANDEM_VAES
+/// The same with VAES: four keys per 512-bit register. N is a multiple of 4.
+template <std::size_t N, std::size_t C>
+inline void multi_key_encrypt_vaes(const block* keys, block* blocks) noexcept {
+    static_assert(N % 4 == 0, "multi_key_encrypt_vaes: keys go four to a register");
+    constexpr std::size_t Z = N / 4;
+    __m512i k[Z], s[C][Z];
+    for (std::size_t z = 0; z < Z; ++z) {
+        k[z] = _mm512_loadu_si512(keys + 4 * z);
+        for (std::size_t c = 0; c < C; ++c)
+            s[c][z] = _mm512_xor_si512(_mm512_loadu_si512(blocks + c * N + 4 * z), k[z]);
+    }
+    for (int r = 0; r < 10; ++r) {
+        const __m512i rcon = _mm512_set1_epi32(detail::aes_round_constants[r]);
+        for (std::size_t z = 0; z < Z; ++z) {
+            k[z] = detail::aes_key_step(k[z], rcon);
+            for (std::size_t c = 0; c < C; ++c)
+                s[c][z] = r < 9 ? _mm512_aesenc_epi128(s[c][z], k[z]) : _mm512_aesenclast_epi128(s[c][z], k[z]);
+        }
+    }
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(blocks + c * N + 4 * z, s[c][z]);
+}
+#endif
+
+/// multi_key_encrypt_vaes when the compiler targets VAES and AVX-512, else the AES-NI form.
+template <std::size_t N, std::size_t C>
+inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
+#if TANDEM_VAES
+    if constexpr (N % 4 == 0) {
+        multi_key_encrypt_vaes<N, C>(keys, blocks);
+        return;
+    }
+#endif
+    multi_key_encrypt_aesni<N, C>(keys, blocks);
+}
+
+/// One key at a time, any number of keys (the tails of batches; the reference in tests).
+inline void multi_key_encrypt_scalar(const block* keys, std::size_t n, std::size_t copies, block* blocks) noexcept {
+    for (std::size_t m = 0; m < n; ++m) {
+        const aes_key key(keys[m]);
+        for (std::size_t c = 0; c < copies; ++c) blocks[c * n + m] = key.encrypt(blocks[c * n + m]);
+    }
+}
+
+}  // namespace tandem
+
+TANDEM_CRYPTO_END

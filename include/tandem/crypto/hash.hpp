@@ -1,0 +1,65 @@
+// tandem/crypto/hash.hpp — the tweakable hash that garbling uses (DESIGN §5).
+//
+// Multi-instance tweakable circular correlation-robust hash of Guo, Katz,
+// Wang, Weng and Yu, "Better concrete security for half-gates garbling (in the
+// multi-instance setting)", CRYPTO 2020, eprint 2019/1168, §7:
+//     H(x, j) = AES_{S ⊕ j}(σ(x)) ⊕ σ(x),   σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi),
+// with S a public random block chosen by the garbler and j the tweak. Every
+// tweak gets its own AES key, so the security bound does not degrade with the
+// number of gates garbled (the level EMP ships). The price is one key
+// schedule per tweak; schedules are expanded on the fly, several keys per
+// VAES register (aes.hpp, multi_key_encrypt).
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/aes.hpp>
+#include <tandem/crypto/block.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem {
+
+/// σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi), a linear orthomorphism.
+inline block sigma(block x) noexcept {
+    const __m128i swapped = _mm_shuffle_epi32(x.v, 0x4E);  // (x_lo, x_hi)
+    const __m128i high = _mm_and_si128(x.v, _mm_set_epi64x(-1, 0));
+    return block(_mm_xor_si128(swapped, high));
+}
+
+class mitccr_hash {
+public:
+    explicit mitccr_hash(block start) noexcept : start_(start) {}
+    block start() const noexcept { return start_; }
+
+    /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
+    template <std::size_t N, std::size_t C>
+    void hash(std::uint64_t first_tweak, block* x) const noexcept {
+        block keys[N], s[C * N];
+        for (std::size_t m = 0; m < N; ++m) keys[m] = start_ ^ block(0, first_tweak + m);
+        for (std::size_t i = 0; i < C * N; ++i) x[i] = s[i] = sigma(x[i]);
+        multi_key_encrypt<N, C>(keys, x);
+        for (std::size_t i = 0; i < C * N; ++i) x[i] ^= s[i];
+    }
+
+    /// The same for any n (tails of batches), one key at a time.
+    void hash(std::uint64_t first_tweak, std::size_t n, std::size_t copies, block* x) const noexcept {
+        for (std::size_t m = 0; m < n; ++m) {
+            const aes_key key(start_ ^ block(0, first_tweak + m));
+            for (std::size_t c = 0; c < copies; ++c) {
+                const block s = sigma(x[c * n + m]);
+                x[c * n + m] = key.encrypt(s) ^ s;
+            }
+        }
+    }
+
+private:
+    block start_;
+};
+
+}  // namespace tandem
+
+TANDEM_CRYPTO_END

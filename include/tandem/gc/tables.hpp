@@ -1,0 +1,67 @@
+// tandem/gc/tables.hpp — where garbled tables go and come from.
+//
+// The garbler hands each batch of tables to a sink as soon as it is produced
+// (two blocks, 32 bytes, per AND; nothing for XOR and NOT); the evaluator
+// pulls them from a source in the same order. In-memory forms live here; the
+// protocol stage adds network streams with the same two members.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/block.hpp>
+#include <tandem/error.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <vector>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::gc {
+
+/// Receives garbled tables in order: write(tables, n) with n blocks.
+template <class S>
+concept table_sink = requires(S& s, const block* p, std::size_t n) { s.write(p, n); };
+
+/// Provides garbled tables in order: read(n) returns n consecutive blocks.
+template <class S>
+concept table_source = requires(S& s, std::size_t n) {
+    { s.read(n) } -> std::same_as<const block*>;
+};
+
+/// Keeps every table in memory.
+class table_buffer {
+public:
+    void write(const block* p, std::size_t n) { tables_.insert(tables_.end(), p, p + n); }
+    const std::vector<block>& tables() const noexcept { return tables_; }
+    std::size_t bytes() const noexcept { return tables_.size() * sizeof(block); }
+    void clear() noexcept { tables_.clear(); }
+    void reserve(std::size_t blocks) { tables_.reserve(blocks); }
+
+private:
+    std::vector<block> tables_;
+};
+
+/// Reads tables from memory, checking that enough remain.
+class table_reader {
+public:
+    explicit table_reader(const std::vector<block>& tables) noexcept : p_(tables.data()), left_(tables.size()) {}
+    table_reader(const block* p, std::size_t n) noexcept : p_(p), left_(n) {}
+
+    const block* read(std::size_t n) {
+        if (n > left_) throw protocol_error("garbled tables ended early: the circuit needs more than were produced");
+        const block* r = p_;
+        p_ += n;
+        left_ -= n;
+        return r;
+    }
+    std::size_t remaining() const noexcept { return left_; }
+
+private:
+    const block* p_;
+    std::size_t left_;
+};
+
+}  // namespace tandem::gc
+
+TANDEM_CRYPTO_END

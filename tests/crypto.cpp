@@ -1,0 +1,104 @@
+// crypto/: AES-128 against FIPS-197, the batched and multi-key paths against
+// each other, the PRG and the hash.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <tandem/crypto/aes.hpp>
+#include <tandem/crypto/hash.hpp>
+#include <tandem/crypto/prg.hpp>
+
+#include <string>
+
+using namespace tandem;
+
+namespace {
+block from_hex(const std::string& hex) {
+    unsigned char b[16];
+    for (int i = 0; i < 16; ++i) b[i] = static_cast<unsigned char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+    return block::load(b);
+}
+std::string to_hex(block x) {
+    unsigned char b[16];
+    x.store(b);
+    std::string s;
+    for (unsigned char c : b) {
+        s += "0123456789abcdef"[c >> 4];
+        s += "0123456789abcdef"[c & 15];
+    }
+    return s;
+}
+}  // namespace
+
+TEST_CASE("crypto.aes.fips197") {
+    // Appendix C.1 and Appendix B (with the last round key of Appendix A.1).
+    const aes_key k1(from_hex("000102030405060708090a0b0c0d0e0f"));
+    CHECK(to_hex(k1.encrypt(from_hex("00112233445566778899aabbccddeeff"))) == "69c4e0d86a7b0430d8cdb78070b4c55a");
+    const aes_key k2(from_hex("2b7e151628aed2a6abf7158809cf4f3c"));
+    CHECK(to_hex(k2.round[10]) == "d014f9a8c9ee2589e13f0cc8b6630ca6");
+    CHECK(to_hex(k2.encrypt(from_hex("3243f6a8885a308d313198a2e0370734"))) == "3925841d02dc09fbdc118597196a0b32");
+}
+
+TEST_CASE("crypto.aes.batched_paths_agree") {
+    prg rng(block(0, 42));
+    const aes_key key(rng.next());
+    block b[21], ref[21];
+    rng.fill(b, 21);
+    for (int i = 0; i < 21; ++i) ref[i] = key.encrypt(b[i]);
+    key.encrypt(b, 21);
+    for (int i = 0; i < 21; ++i) CHECK(b[i] == ref[i]);
+
+    // Many keys, expanded on the fly: AES-NI form, VAES form (when compiled), one key at a time.
+    constexpr std::size_t N = 16, C = 2;
+    block keys[N], x[C * N], y[C * N], z[C * N];
+    rng.fill(keys, N);
+    rng.fill(x, C * N);
+    std::copy(x, x + C * N, y);
+    std::copy(x, x + C * N, z);
+    multi_key_encrypt_aesni<N, C>(keys, x);
+    multi_key_encrypt_scalar(keys, N, C, y);
+    multi_key_encrypt<N, C>(keys, z);
+    for (std::size_t i = 0; i < C * N; ++i) {
+        CHECK(x[i] == y[i]);
+        CHECK(z[i] == y[i]);
+    }
+    // The FIPS-197 vector through the multi-key path.
+    block k[4] = {from_hex("000102030405060708090a0b0c0d0e0f"), keys[1], keys[2], keys[3]};
+    block p[4] = {from_hex("00112233445566778899aabbccddeeff"), x[1], x[2], x[3]};
+    multi_key_encrypt<4, 1>(k, p);
+    CHECK(to_hex(p[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
+    MESSAGE("multi-key AES path: " << (TANDEM_VAES ? "VAES (512-bit)" : "AES-NI (128-bit)"));
+}
+
+TEST_CASE("crypto.prg") {
+    prg a(block(1, 2)), b(block(1, 2)), c(block(1, 3));
+    for (int i = 0; i < 10; ++i) {
+        const block x = a.next();
+        CHECK(x == b.next());
+        CHECK(!(x == c.next()));
+    }
+    prg os1, os2;  // seeded from getrandom
+    CHECK(!(os1.next() == os2.next()));
+    CHECK(!(os_random_block() == os_random_block()));
+}
+
+TEST_CASE("crypto.hash.batched_equals_scalar") {
+    prg rng(block(7, 7));
+    const mitccr_hash h(rng.next());
+    constexpr std::size_t N = 32;
+    block x[2 * N], y[2 * N];
+    rng.fill(x, 2 * N);
+    std::copy(x, x + 2 * N, y);
+    h.hash<N, 2>(1000, x);
+    h.hash(1000, N, 2, y);
+    for (std::size_t i = 0; i < 2 * N; ++i) CHECK(x[i] == y[i]);
+    // Definition: H(x, j) = AES_{S ^ j}(sigma(x)) ^ sigma(x).
+    block one[1] = {y[0]};
+    const block input = rng.next();
+    one[0] = input;
+    h.hash(5, 1, 1, one);
+    const block s = sigma(input);
+    CHECK(one[0] == (aes_key(h.start() ^ block(0, 5)).encrypt(s) ^ s));
+    // sigma(hi, lo) = (hi ^ lo, hi)
+    const block t = sigma(block(0x1111, 0x2222));
+    CHECK(t.high() == (0x1111 ^ 0x2222));
+    CHECK(t.low() == 0x1111);
+}
