@@ -65,7 +65,7 @@ TEST_CASE("crypto.aes.batched_paths_agree") {
     block p[4] = {from_hex("00112233445566778899aabbccddeeff"), x[1], x[2], x[3]};
     multi_key_encrypt<4, 1>(k, p);
     CHECK(to_hex(p[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
-    MESSAGE("multi-key AES path: " << (TANDEM_VAES ? "VAES (512-bit)" : "AES-NI (128-bit)"));
+    MESSAGE("multi-key AES path: " << std::string(TANDEM_VAES ? "VAES (512-bit)" : "AES-NI (128-bit)"));
 }
 
 TEST_CASE("crypto.prg") {

@@ -80,9 +80,21 @@ struct aes_key {
         return block(_mm_aesenclast_si128(s, round[10].v));
     }
 
-    /// Encrypts n blocks in place, eight at a time so the AES pipeline stays full.
+    /// Encrypts n blocks in place, many at a time so the AES pipeline stays full
+    /// (sixteen per iteration with VAES, eight with AES-NI).
     void encrypt(block* b, std::size_t n) const noexcept {
         std::size_t i = 0;
+#if TANDEM_VAES
+        __m512i rk[11];
+        for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, round[r].v);  // maskz: GCC 12 warns on the plain form
+        for (; i + 16 <= n; i += 16) {
+            __m512i s[4];
+            for (int j = 0; j < 4; ++j) s[j] = _mm512_xor_si512(_mm512_loadu_si512(b + i + 4 * j), rk[0]);
+            for (int r = 1; r < 10; ++r)
+                for (int j = 0; j < 4; ++j) s[j] = _mm512_aesenc_epi128(s[j], rk[r]);
+            for (int j = 0; j < 4; ++j) _mm512_storeu_si512(b + i + 4 * j, _mm512_aesenclast_epi128(s[j], rk[10]));
+        }
+#endif
         for (; i + 8 <= n; i += 8) {
             __m128i s[8];
             for (int j = 0; j < 8; ++j) s[j] = _mm_xor_si128(b[i + j].v, round[0].v);

@@ -71,26 +71,36 @@ inline void check_labels(const circuit_data& c, std::size_t n) {
 }
 }  // namespace detail
 
-/// Garbles c, writing its tables to `sink` level by level. Draws Δ, the hash
-/// start S and the input labels from `rng`. `first_gate` offsets the tweaks,
-/// so several circuits garbled under one Δ never share one.
-template <table_sink Sink>
-garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first_gate = 0) {
-    const circuit_data& c = circ.data();
-    garbling out{encoding{rng.next() | block(0, 1), {}}, {}, rng.next(), {}, 0};
-    const block delta = out.input.delta;
-    const mitccr_hash hash(out.hash_start);
+namespace detail {
 
-    std::vector<block> label(c.slot_count);
-    out.input.zero_labels.resize(c.input_bits);
-    rng.fill(out.input.zero_labels.data(), c.input_bits);
-    std::copy(out.input.zero_labels.begin(), out.input.zero_labels.end(), label.begin());
+/// Walks the circuit's levels: ANDs in batches of Batch gates (tails in
+/// halving batches, so they stay vectorised), then the level's XORs and NOTs.
+template <std::size_t Batch, class Ands, class Linear>
+void for_each_level(const circuit_data& c, Ands&& ands, Linear&& linear) {
+    for (const level_range& lv : c.levels) {
+        std::uint32_t i = lv.and_begin;
+        for (; i + Batch <= lv.xor_begin; i += Batch) ands.template run<Batch>(i);
+        if constexpr (Batch >= 16) if (i + 8 <= lv.xor_begin) ands.template run<8>(i), i += 8;
+        if constexpr (Batch >= 8) if (i + 4 <= lv.xor_begin) ands.template run<4>(i), i += 4;
+        if (i + 2 <= lv.xor_begin) ands.template run<2>(i), i += 2;
+        if (i < lv.xor_begin) ands.template run<1>(i);
+        for (std::uint32_t j = lv.xor_begin; j < lv.end; ++j) linear(c.gates[j]);
+    }
+}
 
-    std::uint64_t and_index = first_gate;
-    constexpr std::size_t B = garble_batch;
-    block x[4 * B], tables[2 * B];
-    // Garbles ANDs [i, i + n) of the level; x holds A0, B0 of each gate, then A1, B1.
-    auto garble_ands = [&](std::uint32_t i, std::size_t n, bool full) {
+template <class Hash, class Sink>
+struct and_garbler {
+    const circuit_data& c;
+    const Hash& hash;
+    Sink& sink;
+    std::vector<block>& label;
+    block delta;
+    std::uint64_t and_index;
+
+    /// Garbles the n ANDs from gate i on.
+    template <std::size_t n>
+    void run(std::uint32_t i) {
+        block x[4 * n], tables[2 * n];  // x: A0, B0 of each gate, then A1, B1
         for (std::size_t k = 0; k < n; ++k) {
             const gate& g = c.gates[i + k];
             x[2 * k] = label[g.in0];
@@ -98,8 +108,7 @@ garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first
             x[2 * n + 2 * k] = label[g.in0] ^ delta;
             x[2 * n + 2 * k + 1] = label[g.in1] ^ delta;
         }
-        if (full) hash.hash<2 * B, 2>(2 * and_index, x);
-        else hash.hash(2 * and_index, 2 * n, 2, x);
+        hash.template hash<2 * n, 2>(2 * and_index, x);
         for (std::size_t k = 0; k < n; ++k) {
             const gate& g = c.gates[i + k];
             const block a0 = label[g.in0], b0 = label[g.in1];
@@ -113,17 +122,58 @@ garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first
         }
         sink.write(tables, 2 * n);
         and_index += n;
-    };
-
-    for (const level_range& lv : c.levels) {
-        std::uint32_t i = lv.and_begin;
-        for (; i + B <= lv.xor_begin; i += B) garble_ands(i, B, true);
-        if (i < lv.xor_begin) garble_ands(i, lv.xor_begin - i, false);
-        for (std::uint32_t j = lv.xor_begin; j < lv.end; ++j) {
-            const gate& g = c.gates[j];
-            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta;
-        }
     }
+};
+
+template <class Hash, class Source>
+struct and_evaluator {
+    const circuit_data& c;
+    const Hash& hash;
+    Source& source;
+    std::vector<block>& label;
+    std::uint64_t and_index;
+
+    template <std::size_t n>
+    void run(std::uint32_t i) {
+        const block* t = source.read(2 * n);
+        block x[2 * n];
+        for (std::size_t k = 0; k < n; ++k) {
+            const gate& g = c.gates[i + k];
+            x[2 * k] = label[g.in0];
+            x[2 * k + 1] = label[g.in1];
+        }
+        hash.template hash<2 * n, 1>(2 * and_index, x);
+        for (std::size_t k = 0; k < n; ++k) {
+            const gate& g = c.gates[i + k];
+            const block a = label[g.in0], b = label[g.in1];
+            label[g.out] = x[2 * k] ^ (mask_of(a.lsb()) & t[2 * k]) ^ x[2 * k + 1] ^ (mask_of(b.lsb()) & (t[2 * k + 1] ^ a));
+        }
+        and_index += n;
+    }
+};
+
+}  // namespace detail
+
+/// Garbles c, writing its tables to `sink` level by level. Draws Δ, the hash
+/// start S and the input labels from `rng`. `first_gate` offsets the tweaks,
+/// so several circuits garbled under one Δ never share one. Hash is
+/// mitccr_hash (default) or the opt-in fixed_key_hash.
+template <class Hash = mitccr_hash, table_sink Sink>
+garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first_gate = 0) {
+    const circuit_data& c = circ.data();
+    garbling out{encoding{rng.next() | block(0, 1), {}}, {}, rng.next(), {}, 0};
+    const block delta = out.input.delta;
+    const Hash hash(out.hash_start);
+
+    std::vector<block> label(c.slot_count);
+    out.input.zero_labels.resize(c.input_bits);
+    rng.fill(out.input.zero_labels.data(), c.input_bits);
+    std::copy(out.input.zero_labels.begin(), out.input.zero_labels.end(), label.begin());
+
+    detail::and_garbler<Hash, Sink> ands{c, hash, sink, label, delta, first_gate};
+    detail::for_each_level<garble_batch>(c, ands, [&](const gate& g) {
+        label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta;
+    });
 
     out.output.bits.reserve(c.output_slots.size());
     out.output_zero.reserve(c.output_slots.size());
@@ -133,51 +183,25 @@ garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first
         out.output_zero.push_back(zero);
         out.output.bits.push_back(constant ? (s == output_true) : zero.lsb());
     }
-    out.and_gates = and_index - first_gate;
+    out.and_gates = ands.and_index - first_gate;
     return out;
 }
 
 /// Evaluates c from its tables and the active labels of its input bits;
-/// returns the active label of every output bit.
-template <table_source Source>
+/// returns the active label of every output bit. Hash must match the garbler's.
+template <class Hash = mitccr_hash, table_source Source>
 std::vector<block> evaluate(const circuit<>& circ, block hash_start, Source& source,
                             std::span<const block> input_labels, std::uint64_t first_gate = 0) {
     const circuit_data& c = circ.data();
     detail::check_labels(c, input_labels.size());
-    const mitccr_hash hash(hash_start);
+    const Hash hash(hash_start);
     std::vector<block> label(c.slot_count);
     std::copy(input_labels.begin(), input_labels.end(), label.begin());
 
-    std::uint64_t and_index = first_gate;
-    constexpr std::size_t B = evaluate_batch;
-    block x[2 * B];
-    auto evaluate_ands = [&](std::uint32_t i, std::size_t n, bool full) {
-        const block* t = source.read(2 * n);
-        for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
-            x[2 * k] = label[g.in0];
-            x[2 * k + 1] = label[g.in1];
-        }
-        if (full) hash.hash<2 * B, 1>(2 * and_index, x);
-        else hash.hash(2 * and_index, 2 * n, 1, x);
-        for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
-            const block a = label[g.in0], b = label[g.in1];
-            label[g.out] = x[2 * k] ^ (mask_of(a.lsb()) & t[2 * k]) ^ x[2 * k + 1] ^
-                           (mask_of(b.lsb()) & (t[2 * k + 1] ^ a));
-        }
-        and_index += n;
-    };
-
-    for (const level_range& lv : c.levels) {
-        std::uint32_t i = lv.and_begin;
-        for (; i + B <= lv.xor_begin; i += B) evaluate_ands(i, B, true);
-        if (i < lv.xor_begin) evaluate_ands(i, lv.xor_begin - i, false);
-        for (std::uint32_t j = lv.xor_begin; j < lv.end; ++j) {
-            const gate& g = c.gates[j];
-            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
-        }
-    }
+    detail::and_evaluator<Hash, Source> ands{c, hash, source, label, first_gate};
+    detail::for_each_level<evaluate_batch>(c, ands, [&](const gate& g) {
+        label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
+    });
 
     std::vector<block> out;
     out.reserve(c.output_slots.size());
