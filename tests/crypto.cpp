@@ -102,3 +102,23 @@ TEST_CASE("crypto.hash.batched_equals_scalar") {
     CHECK(t.high() == (0x1111 ^ 0x2222));
     CHECK(t.low() == 0x1111);
 }
+
+#include <tandem/crypto/fixed_key_hash.hpp>
+
+TEST_CASE("crypto.fixed_key_hash.batched_equals_scalar") {
+    prg rng(block(8, 8));
+    const fixed_key_hash h(rng.next());
+    constexpr std::size_t N = 16;
+    block x[2 * N], y[2 * N];
+    rng.fill(x, 2 * N);
+    std::copy(x, x + 2 * N, y);
+    h.hash<N, 2>(77, x);
+    h.hash(77, N, 2, y);
+    for (std::size_t i = 0; i < 2 * N; ++i) CHECK(x[i] == y[i]);
+    // Definition: H(x, j) = pi(sigma(x) ^ j) ^ sigma(x) ^ j with pi = AES_S.
+    const block in = y[0];
+    block one[1] = {in};
+    h.hash(9, 1, 1, one);
+    const block k = sigma(in) ^ block(0, 9);
+    CHECK(one[0] == (aes_key(h.start()).encrypt(k) ^ k));
+}

@@ -49,11 +49,10 @@ inline __m128i aes_key_step(__m128i k, __m128i rcon) noexcept {
 inline __m512i aes_key_step(__m512i k, __m512i rcon) noexcept {
     __m512i t = _mm512_shuffle_epi8(k, _mm512_set1_epi32(0x0c0f0e0d));
     t = _mm512_aesenclast_epi128(t, rcon);
-    const __m512i k1 = _mm512_bslli_epi128(k, 4);
-    const __m512i k2 = _mm512_bslli_epi128(k, 8);
-    const __m512i k3 = _mm512_bslli_epi128(k, 12);
-    // k ^ k1 ^ k2 ^ k3 ^ t in two three-way XORs (vpternlog 0x96).
-    return _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(k, k1, k2, 0x96), k3, t, 0x96);
+    // Prefix XOR of the four words with two byte shifts (shuffles are the
+    // scarce port here), the last XOR merged with t (vpternlog 0x96: a ^ b ^ c).
+    k = _mm512_xor_si512(k, _mm512_bslli_epi128(k, 4));
+    return _mm512_ternarylogic_epi64(k, _mm512_bslli_epi128(k, 8), t, 0x96);
 }
 #endif
 

@@ -34,6 +34,12 @@ public:
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
     template <std::size_t N, std::size_t C>
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
+#if TANDEM_VAES
+        if constexpr (N % 4 == 0) {
+            hash_vaes<N, C>(first_tweak, x);
+            return;
+        }
+#endif
         hash(first_tweak, N, C, x);
     }
     void hash(std::uint64_t first_tweak, std::size_t n, std::size_t copies, block* x) const noexcept {
@@ -50,6 +56,38 @@ public:
     }
 
 private:
+#if TANDEM_VAES
+    template <std::size_t N, std::size_t C>
+    void hash_vaes(std::uint64_t first_tweak, block* x) const noexcept {
+        constexpr std::size_t Z = N / 4;
+        const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
+        const auto t = static_cast<long long>(first_tweak);
+        __m512i tweak = _mm512_set_epi64(0, t + 3, 0, t + 2, 0, t + 1, 0, t);
+        const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
+        __m512i rk[11];
+        for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, key_.round[r].v);
+        __m512i in[C][Z], st[C][Z];
+        for (std::size_t z = 0; z < Z; ++z) {
+            for (std::size_t c = 0; c < C; ++c) {
+                const __m512i v = _mm512_loadu_si512(x + c * N + 4 * z);
+                // σ(v) ^ tweak, as in hash.hpp: (a ^ (b & c)) then ^ tweak.
+                in[c][z] = _mm512_xor_si512(
+                    _mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v, _MM_PERM_BADC), v, high_half, 0x78),
+                    tweak);
+                st[c][z] = _mm512_xor_si512(in[c][z], rk[0]);
+            }
+            tweak = _mm512_add_epi64(tweak, four);
+        }
+        for (int r = 1; r < 10; ++r)
+            for (std::size_t z = 0; z < Z; ++z)
+                for (std::size_t c = 0; c < C; ++c) st[c][z] = _mm512_aesenc_epi128(st[c][z], rk[r]);
+        for (std::size_t z = 0; z < Z; ++z)
+            for (std::size_t c = 0; c < C; ++c)
+                _mm512_storeu_si512(x + c * N + 4 * z,
+                                    _mm512_xor_si512(_mm512_aesenclast_epi128(st[c][z], rk[10]), in[c][z]));
+    }
+#endif
+
     block start_;
     aes_key key_;
 };

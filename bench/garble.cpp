@@ -1,0 +1,218 @@
+// bench_garble: single-core garbling and evaluation speed (half-gates).
+//
+// Cases (one thread, tables written to memory):
+//   wide     levels of 65,536 independent ANDs (each reads two outputs of the level before)
+//   deep     a chain: every AND reads the previous AND's output (no batching possible)
+//   aes128   Bristol AES-128, garbled again and again
+//   mul64    a chain of 64-bit multiply-accumulates recorded with the DSL
+// each with the default re-keyed hash (mitccr) and the opt-in fixed-key hash,
+// plus this CPU's fixed-key AES rate: the speed-of-light bound (garbling needs
+// 4 AES per AND, evaluation 2) and the re-keyed hash alone.
+//   bench_garble [--json] [--quick] [--reps N] [--case NAME]
+#include "common.hpp"
+
+#include <tandem/crypto/fixed_key_hash.hpp>
+#include <tandem/gc/half_gates.hpp>
+#include <tandem/tandem.hpp>
+
+#include <x86intrin.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tandem::block;
+namespace gc = tandem::gc;
+
+/// Levels of `width` independent ANDs; level l reads the outputs of level l-1.
+tandem::circuit<> wide_circuit(std::uint32_t width, std::uint32_t levels) {
+    tandem::circuit_data d;
+    d.input_bits = width;
+    d.inputs.push_back({tandem::party::alice, 0, width});
+    d.slot_count = 2 * width;
+    d.gates.resize(std::size_t{width} * levels);
+    for (std::uint32_t l = 0; l < levels; ++l) {
+        const std::uint32_t src = (l % 2) * width, dst = ((l + 1) % 2) * width;
+        const std::uint32_t base = l * width;
+        for (std::uint32_t k = 0; k < width; ++k)
+            d.gates[base + k] = {src + k, src + (k + 1) % width, dst + k, tandem::gate_kind::and_gate};
+        d.levels.push_back({base, base + width, base + width});
+    }
+    d.steps.push_back({tandem::step_kind::sequential, 0, levels});
+    const std::uint32_t last = (levels % 2) * width;
+    d.outputs.push_back({tandem::party::alice, 0, 64});
+    for (std::uint32_t k = 0; k < 64; ++k) d.output_slots.push_back(last + k);
+    d.wire_count = std::uint64_t{width} * (levels + 1);
+    return tandem::circuit<>(std::move(d));
+}
+
+/// A chain of n ANDs: AND i reads AND i-1 and an input bit.
+tandem::circuit<> deep_circuit(std::uint32_t n) {
+    tandem::circuit_data d;
+    d.input_bits = 64;
+    d.inputs.push_back({tandem::party::alice, 0, 64});
+    d.slot_count = 66;
+    d.gates.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t prev = i == 0 ? 0 : 64 + (i - 1) % 2;
+        d.gates[i] = {prev, 1 + i % 63, 64 + i % 2, tandem::gate_kind::and_gate};
+        d.levels.push_back({i, i + 1, i + 1});
+    }
+    d.steps.push_back({tandem::step_kind::sequential, 0, n});
+    d.outputs.push_back({tandem::party::alice, 0, 1});
+    d.output_slots.push_back(64 + (n - 1) % 2);
+    d.wire_count = 64 + std::uint64_t{n};
+    return tandem::circuit<>(std::move(d));
+}
+
+tandem::circuit<> mul64_circuit(int products) {
+    using u64 = tandem::secure_uint<64>;
+    return tandem::compile(
+        [products](std::array<u64, 16> xs, u64 y) {
+            u64 acc = y;
+            for (int i = 0; i < products; ++i) acc = acc * xs[i % 16] + xs[(i * 7 + 3) % 16];
+            return acc;
+        },
+        tandem::input<tandem::party::alice, std::array<u64, 16>>, tandem::input<tandem::party::bob, u64>);
+}
+
+struct timing {
+    std::vector<double> seconds;
+    std::vector<double> tsc;
+};
+
+struct result {
+    timing garble, evaluate;
+    std::uint64_t and_gates = 0;
+};
+
+/// Garbles c `passes` times (tables to memory) and evaluates each garbling.
+template <class Hash>
+result run(const tandem::circuit<>& c, int passes, int reps) {
+    result r;
+    gc::table_buffer tables;
+    tables.reserve(2 * c.stats().and_gates);
+    tandem::prg rng(block(0x5eed, 1));
+    const std::vector<block> inputs(c.data().input_bits);  // any labels do for timing
+    for (int rep = 0; rep < reps; ++rep) {
+        double gs = 0, es = 0, gt = 0, et = 0;
+        std::uint64_t ands = 0;
+        for (int p = 0; p < passes; ++p) {
+            tables.clear();
+            auto t0 = std::chrono::steady_clock::now();
+            auto c0 = __rdtsc();
+            const gc::garbling g = gc::garble<Hash>(c, rng, tables, ands);
+            auto c1 = __rdtsc();
+            auto t1 = std::chrono::steady_clock::now();
+            gc::table_reader reader(tables.tables());
+            const auto out = gc::evaluate<Hash>(c, g.hash_start, reader, inputs, ands);
+            auto c2 = __rdtsc();
+            auto t2 = std::chrono::steady_clock::now();
+            if (out.size() != c.data().output_slots.size()) std::abort();
+            gs += std::chrono::duration<double>(t1 - t0).count();
+            es += std::chrono::duration<double>(t2 - t1).count();
+            gt += static_cast<double>(c1 - c0);
+            et += static_cast<double>(c2 - c1);
+            ands += g.and_gates;
+        }
+        r.garble.seconds.push_back(gs);
+        r.evaluate.seconds.push_back(es);
+        r.garble.tsc.push_back(gt);
+        r.evaluate.tsc.push_back(et);
+        r.and_gates = ands;
+    }
+    return r;
+}
+
+void report(const bench::options& opt, const std::string& cas, const std::string& hash, const char* phase,
+            const timing& t, std::uint64_t ands, double bound) {
+    const double med = bench::median(t.seconds), best = bench::minimum(t.seconds);
+    const double tsc = bench::median(t.tsc) / static_cast<double>(ands);
+    if (opt.json) {
+        bench::record r("garble", cas);
+        r.add_string("hash", hash).add_string("phase", phase).add("seconds", med).add("seconds_min", best)
+            .add("reps", opt.reps).add("and_gates", ands).add("and_per_s", ands / med)
+            .add("ns_per_and", med / ands * 1e9).add("tsc_per_and", tsc).add("bound_and_per_s", bound)
+            .add("threads", 1).add("peak_rss_bytes", bench::peak_rss_bytes());
+        std::cout << r.json() << "\n";
+    } else {
+        std::printf("%-8s %-9s %-8s %12llu AND  %7.1f M AND/s  %6.2f ns/AND  %6.1f TSC/AND   (bound %6.1f M AND/s)\n",
+                    cas.c_str(), hash.c_str(), phase, static_cast<unsigned long long>(ands), ands / med / 1e6,
+                    med / ands * 1e9, tsc, bound / 1e6);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string only;
+    std::vector<char*> args{argv[0]};
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--case" && i + 1 < argc) only = argv[++i];
+        else args.push_back(argv[i]);
+    }
+    const bench::options opt = bench::parse(static_cast<int>(args.size()), args.data(), "bench_garble");
+    const bool quick = opt.quick;
+    tandem::detail::require_aes_instructions();
+
+    // The speed-of-light bound: fixed-key AES blocks per second on this core.
+    std::vector<block> buf(4096);
+    const tandem::aes_key key(block(1, 2));
+    const std::size_t blocks = quick ? (std::size_t{1} << 22) : (std::size_t{1} << 28);
+    std::vector<double> aes_t;
+    for (int rep = 0; rep < opt.reps; ++rep)
+        aes_t.push_back(bench::time_reps(1, [&] {
+                            for (std::size_t done = 0; done < blocks; done += buf.size()) key.encrypt(buf.data(), buf.size());
+                        }).front());
+    const double aes_rate = blocks / bench::median(aes_t);
+    // The re-keyed hash alone: one garbler batch (16 tweaks, 32 blocks) after another.
+    const tandem::mitccr_hash h(block(3, 4));
+    std::vector<double> hash_t;
+    const std::size_t batches = blocks / 32;
+    for (int rep = 0; rep < opt.reps; ++rep)
+        hash_t.push_back(bench::time_reps(1, [&] {
+                             for (std::size_t b = 0; b < batches; ++b) h.hash<16, 2>(32 * b, buf.data());
+                         }).front());
+    const double hash_and_rate = batches * 8 / bench::median(hash_t);  // 8 ANDs per batch
+    if (opt.json) {
+        bench::record r("garble", "aes_fixed_key");
+        r.add("seconds", bench::median(aes_t)).add("seconds_min", bench::minimum(aes_t)).add("reps", opt.reps)
+            .add("blocks_per_s", aes_rate).add("garble_bound_and_per_s", aes_rate / 4)
+            .add("evaluate_bound_and_per_s", aes_rate / 2).add("vaes", TANDEM_VAES);
+        std::cout << r.json() << "\n";
+        bench::record q("garble", "mitccr_hash_alone");
+        q.add("seconds", bench::median(hash_t)).add("seconds_min", bench::minimum(hash_t)).add("reps", opt.reps)
+            .add("and_per_s", hash_and_rate);
+        std::cout << q.json() << "\n";
+    } else {
+        std::printf("fixed-key AES (%s): %.0f M blocks/s -> bound %.1f M AND/s garbling, %.1f M AND/s evaluating\n",
+                    TANDEM_VAES ? "VAES" : "AES-NI", aes_rate / 1e6, aes_rate / 4e6, aes_rate / 2e6);
+        std::printf("re-keyed hash alone (garbler batches of 8 ANDs): %.1f M AND/s\n", hash_and_rate / 1e6);
+    }
+
+    struct workload {
+        std::string name;
+        tandem::circuit<> c;
+        int passes;
+    };
+    std::vector<workload> cases;
+    auto want = [&](const char* n) { return only.empty() || only == n; };
+    // Full runs: about 10^8 ANDs per wide/deep measurement.
+    if (want("wide")) cases.push_back({"wide", wide_circuit(65536, quick ? 16 : 64), quick ? 1 : 24});
+    if (want("deep")) cases.push_back({"deep", deep_circuit(quick ? (1u << 20) : (1u << 24)), quick ? 1 : 6});
+    if (want("aes128"))
+        cases.push_back({"aes128", tandem::bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt"), quick ? 100 : 10000});
+    if (want("mul64")) cases.push_back({"mul64", mul64_circuit(quick ? 10 : 100), quick ? 1 : 30});
+
+    for (const workload& w : cases) {
+        const result r = run<tandem::mitccr_hash>(w.c, w.passes, opt.reps);
+        report(opt, w.name, "mitccr", "garble", r.garble, r.and_gates, aes_rate / 4);
+        report(opt, w.name, "mitccr", "evaluate", r.evaluate, r.and_gates, aes_rate / 2);
+        const result f = run<tandem::fixed_key_hash>(w.c, w.passes, opt.reps);
+        report(opt, w.name, "fixed_key", "garble", f.garble, f.and_gates, aes_rate / 4);
+        report(opt, w.name, "fixed_key", "evaluate", f.evaluate, f.and_gates, aes_rate / 2);
+    }
+    return 0;
+}
