@@ -22,6 +22,7 @@
 
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
+#include <tandem/crypto/cpu.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/gc/tables.hpp>
@@ -192,6 +193,7 @@ garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first
 template <class Hash = mitccr_hash, table_source Source>
 std::vector<block> evaluate(const circuit<>& circ, block hash_start, Source& source,
                             std::span<const block> input_labels, std::uint64_t first_gate = 0) {
+    tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
     detail::check_labels(c, input_labels.size());
     const Hash hash(hash_start);
