@@ -63,8 +63,11 @@ TEST_CASE("crypto.aes.batched_paths_agree") {
     // The FIPS-197 vector through the multi-key path.
     block k[4] = {from_hex("000102030405060708090a0b0c0d0e0f"), keys[1], keys[2], keys[3]};
     block p[4] = {from_hex("00112233445566778899aabbccddeeff"), x[1], x[2], x[3]};
+    block q[4] = {p[0], p[1], p[2], p[3]};
     multi_key_encrypt<4, 1>(k, p);
     CHECK(to_hex(p[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
+    multi_key_encrypt_aesni<4, 1>(k, q);
+    CHECK(to_hex(q[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
     MESSAGE("multi-key AES path: " << std::string(TANDEM_VAES ? "VAES (512-bit)" : "AES-NI (128-bit)"));
 }
 

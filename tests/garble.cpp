@@ -55,14 +55,21 @@ void check_laws_garbled(int sets, std::uint64_t seed) {
 
 TEST_CASE("garble.laws_circuits") {
     check_laws_garbled<1, false>(8, 1);
+    check_laws_garbled<1, true>(8, 11);
+    check_laws_garbled<2, false>(8, 12);
     check_laws_garbled<3, true>(8, 2);
+    check_laws_garbled<7, false>(8, 13);
     check_laws_garbled<8, false>(8, 3);
     check_laws_garbled<8, true>(8, 4);
     check_laws_garbled<16, true>(6, 5);
+    check_laws_garbled<31, true>(4, 14);
     check_laws_garbled<32, false>(4, 6);
+    check_laws_garbled<32, true>(4, 15);
     check_laws_garbled<33, true>(4, 7);
     check_laws_garbled<64, true>(3, 8);
+    check_laws_garbled<64, false>(3, 16);
     check_laws_garbled<65, false>(2, 9);
+    check_laws_garbled<128, true>(2, 17);
 }
 
 TEST_CASE("garble.aes128") {
