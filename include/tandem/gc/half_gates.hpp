@@ -70,9 +70,6 @@ inline void check_labels(const circuit_data& c, std::size_t n) {
         throw usage_error("evaluate: the circuit has " + std::to_string(c.input_bits) + " input bits but " +
                           std::to_string(n) + " labels were given");
 }
-}  // namespace detail
-
-namespace detail {
 
 /// Walks the circuit's levels: ANDs in batches of Batch gates (tails in
 /// halving batches, so they stay vectorised), then the level's XORs and NOTs.
