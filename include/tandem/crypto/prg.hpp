@@ -6,6 +6,7 @@
 #include <tandem/crypto/aes.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/cpu.hpp>
+#include <tandem/crypto/wipe.hpp>
 #include <tandem/error.hpp>
 
 #include <cerrno>
@@ -41,6 +42,9 @@ class prg {
 public:
     prg() : prg(os_random_block()) {}
     explicit prg(block seed) : key_((detail::require_aes_instructions(), seed)) {}
+    prg(const prg&) = delete;  // two copies would repeat the stream
+    prg& operator=(const prg&) = delete;
+    ~prg() { detail::wipe(&key_, sizeof key_); }
 
     block next() {
         block b(0, counter_++);

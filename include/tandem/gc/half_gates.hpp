@@ -25,6 +25,7 @@
 #include <tandem/crypto/cpu.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/wipe.hpp>
 #include <tandem/gc/tables.hpp>
 
 #include <cstddef>
@@ -38,9 +39,21 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::gc {
 
 /// What the garbler keeps to encode inputs: Δ and the zero label of every input bit.
+/// Secret: whoever holds it and the tables learns every wire. Wiped on destruction.
 struct encoding {
     block delta;
     std::vector<block> zero_labels;  ///< input bit k (in circuit order)
+
+    encoding(block d, std::vector<block> z) noexcept : delta(d), zero_labels(std::move(z)) {}
+    encoding(const encoding&) = default;
+    encoding(encoding&&) noexcept = default;
+    encoding& operator=(const encoding&) = default;
+    encoding& operator=(encoding&&) noexcept = default;
+    ~encoding() {
+        tandem::detail::wipe(&delta, sizeof delta);
+        tandem::detail::wipe_all(zero_labels);
+    }
+
     /// The label that encodes `bit` on input bit k.
     block label(std::size_t k, bool bit) const noexcept { return zero_labels[k] ^ (mask_of(bit) & delta); }
 };
@@ -182,6 +195,7 @@ garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first
         out.output.bits.push_back(constant ? (s == output_true) : zero.lsb());
     }
     out.and_gates = ands.and_index - first_gate;
+    tandem::detail::wipe_all(label);  // zero labels: with Δ they open every wire
     return out;
 }
 
@@ -205,6 +219,7 @@ std::vector<block> evaluate(const circuit<>& circ, block hash_start, Source& sou
     std::vector<block> out;
     out.reserve(c.output_slots.size());
     for (std::uint32_t s : c.output_slots) out.push_back(s == output_false || s == output_true ? block() : label[s]);
+    tandem::detail::wipe_all(label);
     return out;
 }
 

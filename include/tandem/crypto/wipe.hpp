@@ -1,0 +1,20 @@
+// tandem/crypto/wipe.hpp — erase secrets from memory (DESIGN §9).
+#pragma once
+
+#include <cstddef>
+#include <string.h>  // explicit_bzero: a memset the compiler may not drop
+
+namespace tandem::detail {
+
+/// Overwrites n bytes at p with zeros, even if the memory is never read again.
+inline void wipe(void* p, std::size_t n) noexcept {
+    if (n != 0) explicit_bzero(p, n);
+}
+
+/// Wipes the elements of a contiguous container (its capacity beyond size() too).
+template <class Vector>
+void wipe_all(Vector& v) noexcept {
+    wipe(v.data(), v.capacity() * sizeof(*v.data()));
+}
+
+}  // namespace tandem::detail
