@@ -118,10 +118,36 @@ TEST_CASE("crypto.fixed_key_hash.batched_equals_scalar") {
     h.hash<N, 2>(77, x);
     h.hash(77, N, 2, y);
     for (std::size_t i = 0; i < 2 * N; ++i) CHECK(x[i] == y[i]);
+    block small[4], small_ref[4];  // the small-batch path (one gate, both labels)
+    rng.fill(small, 4);
+    std::copy(small, small + 4, small_ref);
+    h.hash<2, 2>(123, small);
+    h.hash(123, 2, 2, small_ref);
+    for (int i = 0; i < 4; ++i) CHECK(small[i] == small_ref[i]);
     // Definition: H(x, j) = pi(sigma(x) ^ j) ^ sigma(x) ^ j with pi = AES_S.
     const block in = y[0];
     block one[1] = {in};
     h.hash(9, 1, 1, one);
     const block k = sigma(in) ^ block(0, 9);
     CHECK(one[0] == (aes_key(h.start()).encrypt(k) ^ k));
+}
+
+TEST_CASE("crypto.hash.key_cache_for_chains") {
+    // Consecutive one-gate calls (a chain) switch to cached key schedules; the
+    // results must not change, including across refills and after jumps.
+    prg rng(block(9, 9));
+    const mitccr_hash cached(rng.next());
+    const mitccr_hash reference(cached.start());
+    std::uint64_t tweak = 0;
+    for (int call = 0; call < 200; ++call) {
+        if (call == 50) tweak += 1000;  // a jump: back to the direct path, then a new chain
+        if (call == 120) tweak += 3;    // misaligned restart
+        block x[4], y[4];
+        rng.fill(x, 4);
+        std::copy(x, x + 4, y);
+        cached.hash<2, 2>(tweak, x);
+        reference.hash(tweak, 2, 2, y);
+        for (int i = 0; i < 4; ++i) CHECK(x[i] == y[i]);
+        tweak += 2;
+    }
 }

@@ -40,7 +40,19 @@ public:
             return;
         }
 #endif
-        hash(first_tweak, N, C, x);
+        if constexpr (N * C <= 8) {  // small batches (chains, tails): all blocks through the rounds together
+            __m128i in[N * C], st[N * C];
+            for (std::size_t i = 0; i < N * C; ++i) {
+                in[i] = (sigma(x[i]) ^ block(0, first_tweak + i % N)).v;
+                st[i] = _mm_xor_si128(in[i], key_.round[0].v);
+            }
+            for (int r = 1; r < 10; ++r)
+                for (std::size_t i = 0; i < N * C; ++i) st[i] = _mm_aesenc_si128(st[i], key_.round[r].v);
+            for (std::size_t i = 0; i < N * C; ++i)
+                x[i] = block(_mm_xor_si128(_mm_aesenclast_si128(st[i], key_.round[10].v), in[i]));
+        } else {
+            hash(first_tweak, N, C, x);
+        }
     }
     void hash(std::uint64_t first_tweak, std::size_t n, std::size_t copies, block* x) const noexcept {
         block s[64];

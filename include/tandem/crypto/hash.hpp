@@ -8,7 +8,7 @@
 // tweak gets its own AES key, so the security bound does not degrade with the
 // number of gates garbled (the level EMP ships). The price is one key
 // schedule per tweak; schedules are expanded on the fly, several keys per
-// VAES register (aes.hpp, multi_key_encrypt).
+// VAES register (aes.hpp, multi_key_encrypt), or ahead of time for chains.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -44,6 +44,12 @@ public:
             return;
         }
 #endif
+        if constexpr (N == 2) {  // one AND: in a chain of narrow levels, use schedules expanded ahead
+            if (use_cached_keys(first_tweak)) {
+                hash_cached<C>(first_tweak, x);
+                return;
+            }
+        }
         block keys[N], s[C * N];
         for (std::size_t m = 0; m < N; ++m) keys[m] = start_ ^ block(0, first_tweak + m);
         for (std::size_t i = 0; i < C * N; ++i) x[i] = s[i] = sigma(x[i]);
@@ -63,6 +69,66 @@ public:
     }
 
 private:
+    // Key schedules do not depend on data. When ANDs come one per level (a
+    // chain), the schedules of the next `cached_keys` tweaks are expanded
+    // together, side by side, and each gate then waits only for its own
+    // encryptions instead of a ten-step schedule (bench_garble "deep").
+    // This state makes a hash object single-threaded: one per garbling.
+    static constexpr std::size_t cached_keys = 32;
+    static constexpr std::uint64_t no_tweak = ~std::uint64_t{0};
+
+    /// True if the keys of tweaks j, j+1 are cached, or the previous call was
+    /// j-2, j-1 (a chain), in which case the cache is refilled from j.
+    bool use_cached_keys(std::uint64_t j) const noexcept {
+        const bool chain = j == last_end_;
+        last_end_ = j + 2;
+        if (cache_first_ != no_tweak && j >= cache_first_ && j + 2 <= cache_first_ + cached_keys) return true;
+        if (!chain) return false;
+        refill(j);
+        return true;
+    }
+
+    void refill(std::uint64_t j) const noexcept {
+        cache_first_ = j;
+#if TANDEM_VAES
+        const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_.v);
+        const auto t = static_cast<long long>(j);
+        for (std::size_t z = 0; z < cached_keys / 4; ++z) {
+            const auto o = static_cast<long long>(4 * z);
+            __m512i k = _mm512_xor_si512(start, _mm512_set_epi64(0, t + o + 3, 0, t + o + 2, 0, t + o + 1, 0, t + o));
+            _mm512_storeu_si512(&round_keys_[0][4 * z], k);
+            for (int r = 0; r < 10; ++r) {
+                k = detail::aes_key_step(k, _mm512_set1_epi32(detail::aes_round_constants[r]));
+                _mm512_storeu_si512(&round_keys_[r + 1][4 * z], k);
+            }
+        }
+#else
+        for (std::size_t m = 0; m < cached_keys; ++m) {
+            const aes_key key(start_ ^ block(0, j + m));
+            for (int r = 0; r < 11; ++r) round_keys_[r][m] = key.round[r];
+        }
+#endif
+    }
+
+    /// H on x[c * 2 + m] with tweak j + m, keys from the cache.
+    template <std::size_t C>
+    void hash_cached(std::uint64_t j, block* x) const noexcept {
+        const std::size_t at = j - cache_first_;
+        __m128i sg[2 * C], st[2 * C];
+        for (std::size_t i = 0; i < 2 * C; ++i) {
+            sg[i] = sigma(x[i]).v;
+            st[i] = _mm_xor_si128(sg[i], round_keys_[0][at + i % 2].v);
+        }
+        for (int r = 1; r < 10; ++r)
+            for (std::size_t i = 0; i < 2 * C; ++i) st[i] = _mm_aesenc_si128(st[i], round_keys_[r][at + i % 2].v);
+        for (std::size_t i = 0; i < 2 * C; ++i)
+            x[i] = block(_mm_xor_si128(_mm_aesenclast_si128(st[i], round_keys_[10][at + i % 2].v), sg[i]));
+    }
+
+    mutable std::uint64_t cache_first_ = no_tweak;
+    mutable std::uint64_t last_end_ = no_tweak;
+    mutable block round_keys_[11][cached_keys];
+
 #if TANDEM_VAES
     /// The whole hash in 512-bit registers: σ, the keys S ⊕ j, the on-the-fly
     /// key schedules and the final XOR, four lanes at a time.
