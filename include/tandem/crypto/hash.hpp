@@ -77,13 +77,15 @@ private:
     static constexpr std::size_t cached_keys = 32;
     static constexpr std::uint64_t no_tweak = ~std::uint64_t{0};
 
-    /// True if the keys of tweaks j, j+1 are cached, or the previous call was
-    /// j-2, j-1 (a chain), in which case the cache is refilled from j.
+    /// True if the keys of tweaks j, j+1 are cached, or if the last few calls
+    /// were one-gate calls in a row (a chain), in which case the cache is
+    /// refilled from j. A lone one-gate call (the tail of a wide level) does not
+    /// pay for a refill.
     bool use_cached_keys(std::uint64_t j) const noexcept {
-        const bool chain = j == last_end_;
+        chain_length_ = j == last_end_ ? chain_length_ + 1 : 0;
         last_end_ = j + 2;
         if (cache_first_ != no_tweak && j >= cache_first_ && j + 2 <= cache_first_ + cached_keys) return true;
-        if (!chain) return false;
+        if (chain_length_ < 4) return false;
         refill(j);
         return true;
     }
@@ -105,7 +107,7 @@ private:
 #else
         for (std::size_t m = 0; m < cached_keys; ++m) {
             const aes_key key(start_ ^ block(0, j + m));
-            for (int r = 0; r < 11; ++r) round_keys_[r][m] = key.round[r];
+            for (int r = 0; r < 11; ++r) round_keys_[r][m] = key.round[r].v;
         }
 #endif
     }
@@ -117,17 +119,18 @@ private:
         __m128i sg[2 * C], st[2 * C];
         for (std::size_t i = 0; i < 2 * C; ++i) {
             sg[i] = sigma(x[i]).v;
-            st[i] = _mm_xor_si128(sg[i], round_keys_[0][at + i % 2].v);
+            st[i] = _mm_xor_si128(sg[i], round_keys_[0][at + i % 2]);
         }
         for (int r = 1; r < 10; ++r)
-            for (std::size_t i = 0; i < 2 * C; ++i) st[i] = _mm_aesenc_si128(st[i], round_keys_[r][at + i % 2].v);
+            for (std::size_t i = 0; i < 2 * C; ++i) st[i] = _mm_aesenc_si128(st[i], round_keys_[r][at + i % 2]);
         for (std::size_t i = 0; i < 2 * C; ++i)
-            x[i] = block(_mm_xor_si128(_mm_aesenclast_si128(st[i], round_keys_[10][at + i % 2].v), sg[i]));
+            x[i] = block(_mm_xor_si128(_mm_aesenclast_si128(st[i], round_keys_[10][at + i % 2]), sg[i]));
     }
 
     mutable std::uint64_t cache_first_ = no_tweak;
     mutable std::uint64_t last_end_ = no_tweak;
-    mutable block round_keys_[11][cached_keys];
+    mutable std::uint32_t chain_length_ = 0;
+    mutable __m128i round_keys_[11][cached_keys];  // filled by refill() before any read; raw, so not zeroed per hash object
 
 #if TANDEM_VAES
     /// The whole hash in 512-bit registers: σ, the keys S ⊕ j, the on-the-fly
