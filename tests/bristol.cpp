@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -115,4 +116,43 @@ TEST_CASE("bristol.eq_eqw_mand") {
     CHECK(c.stats().and_gates == 2);
     const auto out = eval_plain_bits(c, {{true, true}, {true, false}});
     CHECK(out[0] == std::vector<bool>{true, true, false});
+}
+
+TEST_CASE("bristol.mutated_files_throw_or_parse") {
+    // Random edits of a valid file: each must parse or throw usage_error —
+    // never crash, hang or throw anything else (run under ASan in CI presets).
+    using U = secure_uint<4>;
+    const circuit<> c = compile([](U a, U b) { return std::tuple{a * b, a < b}; }, input<party::alice, U>,
+                                input<party::bob, U>);
+    std::stringstream original;
+    bristol::write(original, c);
+    const std::string text = original.str();
+    const std::uint64_t seed = 424242;
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    const char alphabet[] = "0123456789 \n-XORANDINVEQWM";
+    int parsed = 0, rejected = 0;
+    for (int t = 0; t < 3000; ++t) {
+        std::string s = text;
+        const int edits = 1 + static_cast<int>(rng() % 4);
+        for (int e = 0; e < edits && !s.empty(); ++e) {
+            const std::size_t at = rng() % s.size();
+            switch (rng() % 3) {
+                case 0: s[at] = alphabet[rng() % (sizeof alphabet - 1)]; break;
+                case 1: s.erase(at, 1 + rng() % 8); break;
+                default: s.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]); break;
+            }
+        }
+        std::istringstream in(s);
+        try {
+            const circuit<> back = bristol::read(in, "mutated");
+            (void)back.stats();
+            ++parsed;
+        } catch (const usage_error&) {
+            ++rejected;
+        }
+    }
+    CHECK(parsed + rejected == 3000);
+    CHECK(rejected > 0);
+    MESSAGE("mutations: " << parsed << " parsed, " << rejected << " rejected");
 }

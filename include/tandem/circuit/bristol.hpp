@@ -90,6 +90,9 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
     };
     const std::vector<std::uint32_t> in_widths = read_widths("input values");
     const std::vector<std::uint32_t> out_widths = read_widths("output values");
+    std::uint64_t total_in = 0;
+    for (auto w : in_widths) total_in += w;
+    if (total_in > nwires) r.fail("the inputs need more wires than the header declares");
     if (owners.empty())
         for (std::size_t i = 0; i < in_widths.size(); ++i) owners.push_back(i == 0 ? party::alice : party::bob);
     if (owners.size() != in_widths.size())
@@ -97,28 +100,33 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
                           std::to_string(in_widths.size()) + " input values");
 
     tandem::detail::builder bld;
-    std::vector<tandem::detail::wire_ref> wire(nwires);
-    std::vector<std::uint8_t> set(nwires, 0);
+    // Grown as wires are written, so a bogus wire count in the header costs nothing.
+    std::vector<tandem::detail::wire_ref> wire;
+    std::vector<std::uint8_t> set;
+    const auto is_set = [&](std::uint64_t w) { return w < set.size() && set[w] != 0; };
     std::uint64_t next_wire = 0;
     for (std::size_t i = 0; i < in_widths.size(); ++i) {
         const auto first = bld.add_input_value(owners[i], in_widths[i]);
         for (std::uint32_t k = 0; k < in_widths[i]; ++k, ++next_wire) {
-            if (next_wire >= nwires) r.fail("the inputs need more wires than the header declares");
-            wire[next_wire] = tandem::detail::builder::input_bit(first, k);
-            set[next_wire] = 1;
+            wire.push_back(tandem::detail::builder::input_bit(first, k));
+            set.push_back(1);
         }
     }
 
     auto read_in = [&](std::uint64_t w) {
         if (w >= nwires) r.fail("wire index " + std::to_string(w) + " is out of range (nwires = " +
                                 std::to_string(nwires) + ")");
-        if (!set[w]) r.fail("wire " + std::to_string(w) + " is used before it is set");
+        if (!is_set(w)) r.fail("wire " + std::to_string(w) + " is used before it is set");
         return wire[w];
     };
     auto write_out = [&](std::uint64_t w, tandem::detail::wire_ref v) {
         if (w >= nwires) r.fail("wire index " + std::to_string(w) + " is out of range (nwires = " +
                                 std::to_string(nwires) + ")");
-        if (set[w]) r.fail("wire " + std::to_string(w) + " is set twice");
+        if (is_set(w)) r.fail("wire " + std::to_string(w) + " is set twice");
+        if (w >= set.size()) {
+            wire.resize(w + 1);
+            set.resize(w + 1, 0);
+        }
         wire[w] = v;
         set[w] = 1;
     };
@@ -173,7 +181,7 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
     for (std::uint32_t width : out_widths) {
         std::vector<tandem::detail::wire_ref> bits(width);
         for (auto& b : bits) {
-            if (!set[w])
+            if (!is_set(w))
                 throw usage_error(source + ": output wire " + std::to_string(w) + " is never set by any gate");
             b = wire[w++];
         }
