@@ -72,6 +72,18 @@ private:
     template <std::size_t N, std::size_t C>
     void hash_vaes(std::uint64_t first_tweak, block* x) const noexcept {
         constexpr std::size_t Z = N / 4;
+        __m512i v[C][Z];
+        for (std::size_t z = 0; z < Z; ++z)
+            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_loadu_si512(x + c * N + 4 * z);
+        hash_registers<Z, C>(first_tweak, v);
+        for (std::size_t z = 0; z < Z; ++z)
+            for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(x + c * N + 4 * z, v[c][z]);
+    }
+
+public:
+    /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l), in registers.
+    template <std::size_t Z, std::size_t C>
+    void hash_registers(std::uint64_t first_tweak, __m512i (&v)[C][Z]) const noexcept {
         const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
         const auto t = static_cast<long long>(first_tweak);
         __m512i tweak = _mm512_set_epi64(0, t + 3, 0, t + 2, 0, t + 1, 0, t);
@@ -81,11 +93,10 @@ private:
         __m512i in[C][Z], st[C][Z];
         for (std::size_t z = 0; z < Z; ++z) {
             for (std::size_t c = 0; c < C; ++c) {
-                const __m512i v = _mm512_loadu_si512(x + c * N + 4 * z);
                 // σ(v) ^ tweak, as in hash.hpp: (a ^ (b & c)) then ^ tweak.
-                in[c][z] = _mm512_xor_si512(
-                    _mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v, _MM_PERM_BADC), v, high_half, 0x78),
-                    tweak);
+                in[c][z] = _mm512_xor_si512(_mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v[c][z], _MM_PERM_BADC),
+                                                                      v[c][z], high_half, 0x78),
+                                            tweak);
                 st[c][z] = _mm512_xor_si512(in[c][z], rk[0]);
             }
             tweak = _mm512_add_epi64(tweak, four);
@@ -94,10 +105,10 @@ private:
             for (std::size_t z = 0; z < Z; ++z)
                 for (std::size_t c = 0; c < C; ++c) st[c][z] = _mm512_aesenc_epi128(st[c][z], rk[r]);
         for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c)
-                _mm512_storeu_si512(x + c * N + 4 * z,
-                                    _mm512_xor_si512(_mm512_aesenclast_epi128(st[c][z], rk[10]), in[c][z]));
+            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(_mm512_aesenclast_epi128(st[c][z], rk[10]), in[c][z]);
     }
+
+private:
 #endif
 
     block start_;

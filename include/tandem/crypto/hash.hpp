@@ -138,6 +138,19 @@ private:
     template <std::size_t N, std::size_t C>
     void hash_vaes(std::uint64_t first_tweak, block* x) const noexcept {
         constexpr std::size_t Z = N / 4;
+        __m512i v[C][Z];
+        for (std::size_t z = 0; z < Z; ++z)
+            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_loadu_si512(x + c * N + 4 * z);
+        hash_registers<Z, C>(first_tweak, v);
+        for (std::size_t z = 0; z < Z; ++z)
+            for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(x + c * N + 4 * z, v[c][z]);
+    }
+
+public:
+    /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l): the hash on
+    /// values already in registers (the garbler builds its batches there).
+    template <std::size_t Z, std::size_t C>
+    void hash_registers(std::uint64_t first_tweak, __m512i (&v)[C][Z]) const noexcept {
         const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
         const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_.v);
         const auto t = static_cast<long long>(first_tweak);
@@ -148,9 +161,9 @@ private:
             k[z] = _mm512_xor_si512(start, tweak);
             tweak = _mm512_add_epi64(tweak, four);
             for (std::size_t c = 0; c < C; ++c) {
-                const __m512i v = _mm512_loadu_si512(x + c * N + 4 * z);
                 // σ: swapped halves ^ (v & high half); vpternlog 0x78 = a ^ (b & c).
-                sg[c][z] = _mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v, _MM_PERM_BADC), v, high_half, 0x78);
+                sg[c][z] = _mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v[c][z], _MM_PERM_BADC),
+                                                     v[c][z], high_half, 0x78);
                 st[c][z] = _mm512_xor_si512(sg[c][z], k[z]);
             }
         }
@@ -163,9 +176,10 @@ private:
             }
         }
         for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c)
-                _mm512_storeu_si512(x + c * N + 4 * z, _mm512_xor_si512(st[c][z], sg[c][z]));
+            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(st[c][z], sg[c][z]);
     }
+
+private:
 #endif
 
     block start_;
