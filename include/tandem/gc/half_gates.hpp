@@ -200,6 +200,12 @@ struct and_evaluator {
     template <std::size_t n>
     void run(std::uint32_t i) {
         const block* t = source.read(2 * n);
+#if TANDEM_VAES
+        if constexpr (n % 2 == 0) {
+            run_registers<n>(i, t);
+            return;
+        }
+#endif
         block x[2 * n];
         for (std::size_t k = 0; k < n; ++k) {
             const gate& g = c.gates[i + k];
@@ -214,6 +220,38 @@ struct and_evaluator {
         }
         and_index += n;
     }
+
+#if TANDEM_VAES
+    /// Two gates per 512-bit register, lanes (Wa, Wb, Wa', Wb'), as in the garbler;
+    /// the tables load as (TG, TE, TG', TE') lanes directly.
+    template <std::size_t n>
+    void run_registers(std::uint32_t i, const block* t) {
+        constexpr std::size_t Z = n / 2;
+        const __m512i one = _mm512_set1_epi64(1);
+        __m512i h[1][Z], x[Z];
+        for (std::size_t z = 0; z < Z; ++z) {
+            const gate& g0 = c.gates[i + 2 * z];
+            const gate& g1 = c.gates[i + 2 * z + 1];
+            __m512i v = _mm512_maskz_broadcast_i32x4(0x000F, label[g0.in0].v);
+            v = _mm512_mask_broadcast_i32x4(v, 0x00F0, label[g0.in1].v);
+            v = _mm512_mask_broadcast_i32x4(v, 0x0F00, label[g1.in0].v);
+            x[z] = h[0][z] = _mm512_mask_broadcast_i32x4(v, 0xF000, label[g1.in1].v);
+        }
+        hash.template hash_registers<Z, 1>(2 * and_index, h);
+        for (std::size_t z = 0; z < Z; ++z) {
+            const __mmask8 bit0 = _mm512_test_epi64_mask(x[z], one) & 0x55;
+            const __mmask8 own = static_cast<__mmask8>(bit0 | (bit0 << 1));  // (sa, sb, sa', sb')
+            const __m512i sw = _mm512_maskz_shuffle_i64x2(0xFF, x[z], x[z], 0xB1);  // (Wb, Wa, ...)
+            // (TG, TE ^ Wa) selected by (sa, sb), XORed onto (H(Wa), H(Wb)); Wc = the pair's XOR.
+            const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, sw));
+            const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(own, u));
+            const __m512i out = _mm512_xor_si512(w, _mm512_maskz_shuffle_i64x2(0xFF, w, w, 0xB1));
+            label[c.gates[i + 2 * z].out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
+            label[c.gates[i + 2 * z + 1].out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
+        }
+        and_index += n;
+    }
+#endif
 };
 
 }  // namespace detail
