@@ -293,3 +293,19 @@ TEST_CASE("plain.bits_and_mixed_operands") {
     }
     static_assert(std::is_same_v<decltype(std::declval<U>() + 1), U>);
 }
+
+TEST_CASE("plain.nested_arrays_and_bit_arrays") {
+    using I = secure_int<8>;
+    using grid = std::array<std::array<I, 2>, 3>;
+    const auto c = compile(
+        [](grid g, std::array<secure_bit, 3> flags) {
+            std::array<I, 3> row_sums;
+            for (std::size_t r = 0; r < 3; ++r) row_sums[r] = select(flags[r], g[r][0] + g[r][1], g[r][0] - g[r][1]);
+            return std::tuple{row_sums, flags[0] ^ flags[1] ^ flags[2]};
+        },
+        input<party::alice, grid>, input<party::bob, std::array<secure_bit, 3>>);
+    static_assert(std::is_same_v<plain_type_t<grid>, std::array<std::array<std::int8_t, 2>, 3>>);
+    const auto [sums, parity] = c.eval_plain({{{1, 2}, {100, 100}, {-5, 7}}}, {true, true, false});
+    CHECK(sums == std::array<std::int8_t, 3>{3, static_cast<std::int8_t>(200 - 256), -12});
+    CHECK(parity == false);
+}
