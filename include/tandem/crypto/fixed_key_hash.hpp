@@ -36,7 +36,7 @@ public:
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
 #if TANDEM_VAES
         if constexpr (N % 4 == 0) {
-            hash_vaes<N, C>(first_tweak, x);
+            detail::hash_in_registers<N, C>(*this, first_tweak, x);
             return;
         }
 #endif
@@ -69,17 +69,6 @@ public:
 
 private:
 #if TANDEM_VAES
-    template <std::size_t N, std::size_t C>
-    void hash_vaes(std::uint64_t first_tweak, block* x) const noexcept {
-        constexpr std::size_t Z = N / 4;
-        __m512i v[C][Z];
-        for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_loadu_si512(x + c * N + 4 * z);
-        hash_registers<Z, C>(first_tweak, v);
-        for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(x + c * N + 4 * z, v[c][z]);
-    }
-
 public:
     /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l), in registers.
     template <std::size_t Z, std::size_t C>

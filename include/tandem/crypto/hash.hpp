@@ -23,6 +23,23 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
+#if TANDEM_VAES
+namespace detail {
+/// Runs hash.hash_registers on x[c * N + m] in place: loads the blocks four to
+/// a 512-bit register, hashes, stores. Shared by both hashes.
+template <std::size_t N, std::size_t C, class Hash>
+void hash_in_registers(const Hash& hash, std::uint64_t first_tweak, block* x) noexcept {
+    constexpr std::size_t Z = N / 4;
+    __m512i v[C][Z];
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_loadu_si512(x + c * N + 4 * z);
+    hash.template hash_registers<Z, C>(first_tweak, v);
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(x + c * N + 4 * z, v[c][z]);
+}
+}  // namespace detail
+#endif
+
 /// σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi), a linear orthomorphism.
 inline block sigma(block x) noexcept {
     const __m128i swapped = _mm_shuffle_epi32(x.v, 0x4E);  // (x_lo, x_hi)
@@ -40,7 +57,7 @@ public:
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
 #if TANDEM_VAES
         if constexpr (N % 4 == 0) {
-            hash_vaes<N, C>(first_tweak, x);
+            detail::hash_in_registers<N, C>(*this, first_tweak, x);
             return;
         }
 #endif
@@ -133,19 +150,6 @@ private:
     mutable __m128i round_keys_[11][cached_keys];  // filled by refill() before any read; raw, so not zeroed per hash object
 
 #if TANDEM_VAES
-    /// The whole hash in 512-bit registers: σ, the keys S ⊕ j, the on-the-fly
-    /// key schedules and the final XOR, four lanes at a time.
-    template <std::size_t N, std::size_t C>
-    void hash_vaes(std::uint64_t first_tweak, block* x) const noexcept {
-        constexpr std::size_t Z = N / 4;
-        __m512i v[C][Z];
-        for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_loadu_si512(x + c * N + 4 * z);
-        hash_registers<Z, C>(first_tweak, v);
-        for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(x + c * N + 4 * z, v[c][z]);
-    }
-
 public:
     /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l): the hash on
     /// values already in registers (the garbler builds its batches there).

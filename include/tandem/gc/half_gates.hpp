@@ -78,6 +78,35 @@ inline constexpr std::size_t garble_batch = 8;
 inline constexpr std::size_t evaluate_batch = 16;
 
 namespace detail {
+
+#if TANDEM_VAES
+/// Lanes (label[g0.in0], label[g0.in1], label[g1.in0], label[g1.in1]): two
+/// gates' operands in one register, placed by masked broadcasts (GCC 12 warns
+/// falsely on the insert intrinsics, bug 105593).
+inline __m512i operand_pair(const std::vector<block>& label, const gate& g0, const gate& g1) noexcept {
+    __m512i v = _mm512_maskz_broadcast_i32x4(0x000F, label[g0.in0].v);
+    v = _mm512_mask_broadcast_i32x4(v, 0x00F0, label[g0.in1].v);
+    v = _mm512_mask_broadcast_i32x4(v, 0x0F00, label[g1.in0].v);
+    return _mm512_mask_broadcast_i32x4(v, 0xF000, label[g1.in1].v);
+}
+
+/// Qword mask of each lane's point-and-permute bit (both qwords of a lane).
+inline __mmask8 permute_bits(__m512i x) noexcept {
+    const __mmask8 bit0 = _mm512_test_epi64_mask(x, _mm512_set1_epi64(1)) & 0x55;
+    return static_cast<__mmask8>(bit0 | (bit0 << 1));
+}
+
+/// Swaps the lanes of each pair: (a, b, a', b') -> (b, a, b', a').
+inline __m512i swap_pairs(__m512i x) noexcept { return _mm512_maskz_shuffle_i64x2(0xFF, x, x, 0xB1); }
+
+/// (W, W') = the XOR of each lane pair of w, stored as the gates' output labels.
+inline void store_pair_outputs(std::vector<block>& label, const gate& g0, const gate& g1, __m512i w) noexcept {
+    const __m512i out = _mm512_xor_si512(w, swap_pairs(w));
+    label[g0.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
+    label[g1.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
+}
+#endif
+
 inline void check_labels(const circuit_data& c, std::size_t n) {
     if (n != c.input_bits)
         throw usage_error("evaluate: the circuit has " + std::to_string(c.input_bits) + " input bits but " +
@@ -150,28 +179,17 @@ struct and_garbler {
     void run_registers(std::uint32_t i) {
         constexpr std::size_t Z = n / 2;
         const __m512i d = _mm512_maskz_broadcast_i32x4(0xFFFF, delta.v);
-        const __m512i one = _mm512_set1_epi64(1);
         __m512i h[2][Z], x0[Z];
         for (std::size_t z = 0; z < Z; ++z) {
-            const gate& g0 = c.gates[i + 2 * z];
-            const gate& g1 = c.gates[i + 2 * z + 1];
-            // Masked broadcasts place each label in its lane (GCC 12 warns
-            // falsely on the insert intrinsics, bug 105593).
-            __m512i v = _mm512_maskz_broadcast_i32x4(0x000F, label[g0.in0].v);
-            v = _mm512_mask_broadcast_i32x4(v, 0x00F0, label[g0.in1].v);
-            v = _mm512_mask_broadcast_i32x4(v, 0x0F00, label[g1.in0].v);
-            x0[z] = _mm512_mask_broadcast_i32x4(v, 0xF000, label[g1.in1].v);
-            h[0][z] = x0[z];
+            x0[z] = h[0][z] = operand_pair(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1]);
             h[1][z] = _mm512_xor_si512(x0[z], d);
         }
         hash.template hash_registers<Z, 2>(2 * and_index, h);
         block tables[2 * n];
         for (std::size_t z = 0; z < Z; ++z) {
-            // Permute bits as qword masks: own lane (pa, pb, ...) and pair-swapped (pb, pa, ...).
-            const __mmask8 bit0 = _mm512_test_epi64_mask(x0[z], one) & 0x55;
-            const __mmask8 own = static_cast<__mmask8>(bit0 | (bit0 << 1));
+            const __mmask8 own = permute_bits(x0[z]);  // (pa, pb, pa', pb')
             const __mmask8 swapped = static_cast<__mmask8>(((own & 0x33) << 2) | ((own & 0xCC) >> 2));
-            const __m512i sw = _mm512_maskz_shuffle_i64x2(0xFF, x0[z], x0[z], 0xB1);  // (B0, A0, B0', A0')
+            const __m512i sw = swap_pairs(x0[z]);  // (B0, A0, B0', A0')
             // (TG, TE) = H0 ^ H1 ^ (pb·Δ, A0)
             const __m512i corr = _mm512_mask_blend_epi64(0xCC, _mm512_maskz_mov_epi64(swapped, d), sw);
             const __m512i t = _mm512_ternarylogic_epi64(h[0][z], h[1][z], corr, 0x96);
@@ -179,9 +197,7 @@ struct and_garbler {
             // (WG0, WE0) = H0 ^ (pa·TG, pb·(TE ^ A0)); C0 = WG0 ^ WE0.
             const __m512i u = _mm512_xor_si512(t, _mm512_maskz_mov_epi64(0xCC, sw));
             const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(own, u));
-            const __m512i out = _mm512_xor_si512(w, _mm512_maskz_shuffle_i64x2(0xFF, w, w, 0xB1));
-            label[c.gates[i + 2 * z].out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
-            label[c.gates[i + 2 * z + 1].out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
+            store_pair_outputs(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1], w);
         }
         sink.write(tables, 2 * n);
         and_index += n;
@@ -227,27 +243,15 @@ struct and_evaluator {
     template <std::size_t n>
     void run_registers(std::uint32_t i, const block* t) {
         constexpr std::size_t Z = n / 2;
-        const __m512i one = _mm512_set1_epi64(1);
         __m512i h[1][Z], x[Z];
-        for (std::size_t z = 0; z < Z; ++z) {
-            const gate& g0 = c.gates[i + 2 * z];
-            const gate& g1 = c.gates[i + 2 * z + 1];
-            __m512i v = _mm512_maskz_broadcast_i32x4(0x000F, label[g0.in0].v);
-            v = _mm512_mask_broadcast_i32x4(v, 0x00F0, label[g0.in1].v);
-            v = _mm512_mask_broadcast_i32x4(v, 0x0F00, label[g1.in0].v);
-            x[z] = h[0][z] = _mm512_mask_broadcast_i32x4(v, 0xF000, label[g1.in1].v);
-        }
+        for (std::size_t z = 0; z < Z; ++z)
+            x[z] = h[0][z] = operand_pair(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1]);
         hash.template hash_registers<Z, 1>(2 * and_index, h);
         for (std::size_t z = 0; z < Z; ++z) {
-            const __mmask8 bit0 = _mm512_test_epi64_mask(x[z], one) & 0x55;
-            const __mmask8 own = static_cast<__mmask8>(bit0 | (bit0 << 1));  // (sa, sb, sa', sb')
-            const __m512i sw = _mm512_maskz_shuffle_i64x2(0xFF, x[z], x[z], 0xB1);  // (Wb, Wa, ...)
             // (TG, TE ^ Wa) selected by (sa, sb), XORed onto (H(Wa), H(Wb)); Wc = the pair's XOR.
-            const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, sw));
-            const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(own, u));
-            const __m512i out = _mm512_xor_si512(w, _mm512_maskz_shuffle_i64x2(0xFF, w, w, 0xB1));
-            label[c.gates[i + 2 * z].out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
-            label[c.gates[i + 2 * z + 1].out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
+            const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x[z])));
+            const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(permute_bits(x[z]), u));
+            store_pair_outputs(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1], w);
         }
         and_index += n;
     }
