@@ -127,6 +127,24 @@ inline void multi_key_encrypt_aesni(const block* keys, block* blocks) noexcept {
 }
 
 #if TANDEM_VAES
+namespace detail {
+/// s[c][z] ← AES_{k[z]}(s[c][z]) lane by lane, expanding the keys k (four per
+/// register) round by round in place. The core of every re-keyed batch.
+template <std::size_t Z, std::size_t C>
+inline void multi_key_rounds(__m512i (&k)[Z], __m512i (&s)[C][Z]) noexcept {
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_xor_si512(s[c][z], k[z]);
+    for (int r = 0; r < 10; ++r) {
+        const __m512i rcon = _mm512_set1_epi32(aes_round_constants[r]);
+        for (std::size_t z = 0; z < Z; ++z) {
+            k[z] = aes_key_step(k[z], rcon);
+            for (std::size_t c = 0; c < C; ++c)
+                s[c][z] = r < 9 ? _mm512_aesenc_epi128(s[c][z], k[z]) : _mm512_aesenclast_epi128(s[c][z], k[z]);
+        }
+    }
+}
+}  // namespace detail
+
 /// The same with VAES: four keys per 512-bit register. N is a multiple of 4.
 template <std::size_t N, std::size_t C>
 inline void multi_key_encrypt_vaes(const block* keys, block* blocks) noexcept {
@@ -135,17 +153,9 @@ inline void multi_key_encrypt_vaes(const block* keys, block* blocks) noexcept {
     __m512i k[Z], s[C][Z];
     for (std::size_t z = 0; z < Z; ++z) {
         k[z] = _mm512_loadu_si512(keys + 4 * z);
-        for (std::size_t c = 0; c < C; ++c)
-            s[c][z] = _mm512_xor_si512(_mm512_loadu_si512(blocks + c * N + 4 * z), k[z]);
+        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_loadu_si512(blocks + c * N + 4 * z);
     }
-    for (int r = 0; r < 10; ++r) {
-        const __m512i rcon = _mm512_set1_epi32(detail::aes_round_constants[r]);
-        for (std::size_t z = 0; z < Z; ++z) {
-            k[z] = detail::aes_key_step(k[z], rcon);
-            for (std::size_t c = 0; c < C; ++c)
-                s[c][z] = r < 9 ? _mm512_aesenc_epi128(s[c][z], k[z]) : _mm512_aesenclast_epi128(s[c][z], k[z]);
-        }
-    }
+    detail::multi_key_rounds<Z, C>(k, s);
     for (std::size_t z = 0; z < Z; ++z)
         for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(blocks + c * N + 4 * z, s[c][z]);
 }

@@ -73,22 +73,15 @@ public:
     /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l), in registers.
     template <std::size_t Z, std::size_t C>
     void hash_registers(std::uint64_t first_tweak, __m512i (&v)[C][Z]) const noexcept {
-        const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
-        const auto t = static_cast<long long>(first_tweak);
-        __m512i tweak = _mm512_set_epi64(0, t + 3, 0, t + 2, 0, t + 1, 0, t);
-        const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
         __m512i rk[11];
         for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, key_.round[r].v);
         __m512i in[C][Z], st[C][Z];
-        for (std::size_t z = 0; z < Z; ++z) {
+        __m512i tweak = detail::tweak_lanes(first_tweak);
+        for (std::size_t z = 0; z < Z; ++z, tweak = detail::next_tweak_lanes(tweak)) {
             for (std::size_t c = 0; c < C; ++c) {
-                // σ(v) ^ tweak, as in hash.hpp: (a ^ (b & c)) then ^ tweak.
-                in[c][z] = _mm512_xor_si512(_mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v[c][z], _MM_PERM_BADC),
-                                                                      v[c][z], high_half, 0x78),
-                                            tweak);
+                in[c][z] = _mm512_xor_si512(detail::sigma_lanes(v[c][z]), tweak);  // σ(v) ^ j
                 st[c][z] = _mm512_xor_si512(in[c][z], rk[0]);
             }
-            tweak = _mm512_add_epi64(tweak, four);
         }
         for (int r = 1; r < 10; ++r)
             for (std::size_t z = 0; z < Z; ++z)

@@ -25,6 +25,22 @@ namespace tandem {
 
 #if TANDEM_VAES
 namespace detail {
+/// σ on each 128-bit lane: swapped halves ^ (v & high half); vpternlog 0x78 = a ^ (b & c).
+inline __m512i sigma_lanes(__m512i v) noexcept {
+    const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
+    return _mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v, _MM_PERM_BADC), v, high_half, 0x78);
+}
+
+/// Tweaks t, t+1, t+2, t+3 as blocks (0, t + l), one per lane.
+inline __m512i tweak_lanes(std::uint64_t first) noexcept {
+    const auto t = static_cast<long long>(first);
+    return _mm512_set_epi64(0, t + 3, 0, t + 2, 0, t + 1, 0, t);
+}
+/// Adds 4 to every lane's tweak: the next register's tweaks, for one vpaddq.
+inline __m512i next_tweak_lanes(__m512i tweaks) noexcept {
+    return _mm512_add_epi64(tweaks, _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4));
+}
+
 /// Runs hash.hash_registers on x[c * N + m] in place: loads the blocks four to
 /// a 512-bit register, hashes, stores. Shared by both hashes.
 template <std::size_t N, std::size_t C, class Hash>
@@ -111,10 +127,8 @@ private:
         cache_first_ = j;
 #if TANDEM_VAES
         const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_.v);
-        const auto t = static_cast<long long>(j);
         for (std::size_t z = 0; z < cached_keys / 4; ++z) {
-            const auto o = static_cast<long long>(4 * z);
-            __m512i k = _mm512_xor_si512(start, _mm512_set_epi64(0, t + o + 3, 0, t + o + 2, 0, t + o + 1, 0, t + o));
+            __m512i k = _mm512_xor_si512(start, detail::tweak_lanes(j + 4 * z));
             _mm512_storeu_si512(&round_keys_[0][4 * z], k);
             for (int r = 0; r < 10; ++r) {
                 k = detail::aes_key_step(k, _mm512_set1_epi32(detail::aes_round_constants[r]));
@@ -155,30 +169,14 @@ public:
     /// values already in registers (the garbler builds its batches there).
     template <std::size_t Z, std::size_t C>
     void hash_registers(std::uint64_t first_tweak, __m512i (&v)[C][Z]) const noexcept {
-        const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
         const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_.v);
-        const auto t = static_cast<long long>(first_tweak);
-        __m512i tweak = _mm512_set_epi64(0, t + 3, 0, t + 2, 0, t + 1, 0, t);
-        const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
         __m512i k[Z], sg[C][Z], st[C][Z];
-        for (std::size_t z = 0; z < Z; ++z) {
+        __m512i tweak = detail::tweak_lanes(first_tweak);
+        for (std::size_t z = 0; z < Z; ++z, tweak = detail::next_tweak_lanes(tweak)) {
             k[z] = _mm512_xor_si512(start, tweak);
-            tweak = _mm512_add_epi64(tweak, four);
-            for (std::size_t c = 0; c < C; ++c) {
-                // σ: swapped halves ^ (v & high half); vpternlog 0x78 = a ^ (b & c).
-                sg[c][z] = _mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v[c][z], _MM_PERM_BADC),
-                                                     v[c][z], high_half, 0x78);
-                st[c][z] = _mm512_xor_si512(sg[c][z], k[z]);
-            }
+            for (std::size_t c = 0; c < C; ++c) st[c][z] = sg[c][z] = detail::sigma_lanes(v[c][z]);
         }
-        for (int r = 0; r < 10; ++r) {
-            const __m512i rcon = _mm512_set1_epi32(detail::aes_round_constants[r]);
-            for (std::size_t z = 0; z < Z; ++z) {
-                k[z] = detail::aes_key_step(k[z], rcon);
-                for (std::size_t c = 0; c < C; ++c)
-                    st[c][z] = r < 9 ? _mm512_aesenc_epi128(st[c][z], k[z]) : _mm512_aesenclast_epi128(st[c][z], k[z]);
-            }
-        }
+        detail::multi_key_rounds<Z, C>(k, st);
         for (std::size_t z = 0; z < Z; ++z)
             for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(st[c][z], sg[c][z]);
     }
