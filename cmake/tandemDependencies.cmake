@@ -9,11 +9,8 @@
 #   tandem::sodium    libsodium, via pkg-config          Debian: libsodium-dev
 #   tandem::asio      standalone Asio (asio.hpp)         Debian: libasio-dev
 #
-# tandem::sodium and tandem::asio are found now but not yet linked into
-# tandem::tandem; the stage that needs them adds, in CMakeLists.txt,
-#   target_link_libraries(tandem INTERFACE tandem::sodium tandem::asio)
-# and nothing else has to change: this file defines both targets before the
-# installed tandemTargets.cmake is read.
+# This file defines every target before the installed tandemTargets.cmake
+# (which links them into tandem::tandem) is read.
 #
 # A missing dependency stops the configuration with a message naming the
 # Debian package to install. Inside tandemConfig.cmake (TANDEM_DEPENDENCIES_FOR_PACKAGE

@@ -15,7 +15,15 @@
 #include <tandem/dsl/value_traits.hpp>
 #include <tandem/error.hpp>
 #include <tandem/gc/half_gates.hpp>
+#include <tandem/gc/stream.hpp>
 #include <tandem/gc/tables.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/net/memory.hpp>
+#include <tandem/net/tcp.hpp>
+#include <tandem/ot/base_ot.hpp>
+#include <tandem/ot/iknp.hpp>
+#include <tandem/ot/transpose.hpp>
 #include <tandem/party.hpp>
 #include <tandem/plain/eval.hpp>
 #include <tandem/plain/wide.hpp>
+#include <tandem/session.hpp>

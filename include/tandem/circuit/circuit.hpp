@@ -9,6 +9,7 @@
 #pragma once
 
 #include <tandem/circuit/circuit_data.hpp>
+#include <tandem/circuit/fingerprint.hpp>
 #include <tandem/circuit/stats.hpp>
 #include <tandem/error.hpp>
 
@@ -35,6 +36,11 @@ public:
         std::call_once(impl_->stats_once, [this] { impl_->stats = compute_stats(impl_->data); });
         return impl_->stats;
     }
+    /// Digest of the structure, compared by the parties before a run. Cached; thread-safe.
+    const circuit_fingerprint& fingerprint() const {
+        std::call_once(impl_->fingerprint_once, [this] { impl_->fingerprint = compute_fingerprint(impl_->data); });
+        return impl_->fingerprint;
+    }
 
 private:
     struct impl {
@@ -42,6 +48,8 @@ private:
         circuit_data data;
         mutable std::once_flag stats_once;
         mutable circuit_stats stats;
+        mutable std::once_flag fingerprint_once;
+        mutable circuit_fingerprint fingerprint;
     };
     std::shared_ptr<const impl> impl_;
 };

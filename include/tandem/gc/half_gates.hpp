@@ -107,9 +107,9 @@ inline void store_pair_outputs(std::vector<block>& label, const gate& g0, const 
 }
 #endif
 
-inline void check_labels(const circuit_data& c, std::size_t n) {
+inline void check_labels(const circuit_data& c, std::size_t n, const char* who) {
     if (n != c.input_bits)
-        throw usage_error("evaluate: the circuit has " + std::to_string(c.input_bits) + " input bits but " +
+        throw usage_error(std::string(who) + ": the circuit has " + std::to_string(c.input_bits) + " input bits but " +
                           std::to_string(n) + " labels were given");
 }
 
@@ -260,27 +260,37 @@ struct and_evaluator {
 
 }  // namespace detail
 
-/// Garbles c, writing its tables to `sink` level by level. Draws Δ, the hash
-/// start S and the input labels from `rng`. `first_gate` offsets the tweaks,
-/// so several circuits garbled under one Δ never share one. Hash is
-/// mitccr_hash (default) or the opt-in fixed_key_hash.
+/// What garbling one circuit under a given encoding yields besides the tables.
+struct garbled_outputs {
+    decoding output;
+    std::vector<block> output_zero;  ///< zero labels of the outputs (for checking returned labels)
+    std::uint64_t and_gates = 0;     ///< ANDs garbled = tweaks used / 2
+};
+
+/// Garbles c under a given encoding (Δ with lsb 1 and the zero label of every
+/// input bit — a session keeps one Δ and takes the evaluator's zero labels
+/// from OT extension), writing its tables to `sink` level by level.
+/// `first_gate` offsets the tweaks, so circuits garbled under one Δ never
+/// share one. Hash is mitccr_hash (default) or the opt-in fixed_key_hash.
 template <class Hash = mitccr_hash, table_sink Sink>
-garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first_gate = 0) {
+garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_start, Sink& sink,
+                       std::uint64_t first_gate = 0) {
+    tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
-    garbling out{encoding{rng.next() | block(0, 1), {}}, {}, rng.next(), {}, 0};
-    const block delta = out.input.delta;
-    const Hash hash(out.hash_start);
+    detail::check_labels(c, input.zero_labels.size(), "garble");
+    if (!input.delta.lsb()) throw usage_error("garble: Δ must have lsb 1 (point-and-permute)");
+    const block delta = input.delta;
+    const Hash hash(hash_start);
 
     std::vector<block> label(c.slot_count);
-    out.input.zero_labels.resize(c.input_bits);
-    rng.fill(out.input.zero_labels.data(), c.input_bits);
-    std::copy(out.input.zero_labels.begin(), out.input.zero_labels.end(), label.begin());
+    std::copy(input.zero_labels.begin(), input.zero_labels.end(), label.begin());
 
     detail::and_garbler<Hash, Sink> ands{c, hash, sink, label, delta, first_gate};
     detail::for_each_level<garble_batch>(c, ands, [&](const gate& g) {
         label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta;
     });
 
+    garbled_outputs out;
     out.output.bits.reserve(c.output_slots.size());
     out.output_zero.reserve(c.output_slots.size());
     for (std::uint32_t s : c.output_slots) {
@@ -294,6 +304,20 @@ garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first
     return out;
 }
 
+/// Garbles c, drawing Δ, the hash start S and the input labels from `rng`.
+template <class Hash = mitccr_hash, table_sink Sink>
+garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first_gate = 0) {
+    const circuit_data& c = circ.data();
+    garbling out{encoding{rng.next() | block(0, 1), {}}, {}, rng.next(), {}, 0};
+    out.input.zero_labels.resize(c.input_bits);
+    rng.fill(out.input.zero_labels.data(), c.input_bits);
+    garbled_outputs g = garble<Hash>(circ, out.input, out.hash_start, sink, first_gate);
+    out.output = std::move(g.output);
+    out.output_zero = std::move(g.output_zero);
+    out.and_gates = g.and_gates;
+    return out;
+}
+
 /// Evaluates c from its tables and the active labels of its input bits;
 /// returns the active label of every output bit. Hash must match the garbler's.
 template <class Hash = mitccr_hash, table_source Source>
@@ -301,7 +325,7 @@ std::vector<block> evaluate(const circuit<>& circ, block hash_start, Source& sou
                             std::span<const block> input_labels, std::uint64_t first_gate = 0) {
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
-    detail::check_labels(c, input_labels.size());
+    detail::check_labels(c, input_labels.size(), "evaluate");
     const Hash hash(hash_start);
     std::vector<block> label(c.slot_count);
     std::copy(input_labels.begin(), input_labels.end(), label.begin());

@@ -1,0 +1,70 @@
+// tandem/circuit/fingerprint.hpp — a 128-bit digest of a circuit's structure.
+//
+// Two parties compare fingerprints in the handshake of every run (DESIGN §7)
+// to catch a peer that compiled a different program or a different version
+// of it. The digest covers every gate, the levels and steps, and the input
+// and output layouts, field by field (never padding bytes). It detects
+// accidents, not adversaries: a semi-honest peer runs the agreed program, so
+// a fast multiply–rotate mix is enough (two independent 64-bit lanes).
+#pragma once
+
+#include <tandem/circuit/circuit_data.hpp>
+
+#include <bit>
+#include <cstdint>
+
+namespace tandem {
+
+struct circuit_fingerprint {
+    std::uint64_t hi = 0;
+    std::uint64_t lo = 0;
+    friend bool operator==(const circuit_fingerprint&, const circuit_fingerprint&) = default;
+};
+
+namespace detail {
+
+class fingerprint_mixer {
+public:
+    void add(std::uint64_t w) noexcept {
+        a_ = std::rotl((a_ ^ w) * 0x9E3779B97F4A7C15ull, 29);
+        b_ = std::rotl((b_ + w) * 0xC2B2AE3D27D4EB4Full, 31) ^ a_;
+    }
+    void add2(std::uint32_t x, std::uint32_t y) noexcept { add(x | std::uint64_t{y} << 32); }
+    circuit_fingerprint finish() const noexcept {
+        auto fin = [](std::uint64_t h) {  // final avalanche
+            h ^= h >> 33, h *= 0xFF51AFD7ED558CCDull, h ^= h >> 33, h *= 0xC4CEB9FE1A85EC53ull;
+            return h ^ (h >> 33);
+        };
+        return {fin(b_ ^ 0x5bd1e995), fin(a_ + b_)};
+    }
+
+private:
+    std::uint64_t a_ = 0x243F6A8885A308D3ull;
+    std::uint64_t b_ = 0x13198A2E03707344ull;
+};
+
+}  // namespace detail
+
+inline circuit_fingerprint compute_fingerprint(const circuit_data& c) {
+    detail::fingerprint_mixer m;
+    m.add(0x74616e64656d3031ull);  // "tandem01": changes if the encoding below changes
+    m.add2(c.input_bits, c.slot_count);
+    m.add(c.gates.size());
+    for (const gate& g : c.gates) {
+        m.add2(g.in0, g.in1);
+        m.add2(g.out, static_cast<std::uint32_t>(g.kind));
+    }
+    m.add(c.levels.size());
+    for (const level_range& l : c.levels) m.add2(l.and_begin, l.xor_begin), m.add(l.end);
+    m.add(c.steps.size());
+    for (const step& s : c.steps) m.add2(static_cast<std::uint32_t>(s.kind), s.level_begin), m.add(s.level_end);
+    for (const auto* values : {&c.inputs, &c.outputs}) {
+        m.add(values->size());
+        for (const value_layout& v : *values) m.add2(static_cast<std::uint32_t>(v.owner), v.first_bit), m.add(v.bits);
+    }
+    m.add(c.output_slots.size());
+    for (std::uint32_t s : c.output_slots) m.add(s);
+    return m.finish();
+}
+
+}  // namespace tandem

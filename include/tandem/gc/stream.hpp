@@ -1,0 +1,75 @@
+// tandem/gc/stream.hpp — garbled tables streamed over a channel.
+//
+// The garbler's sink hands each batch of tables to the channel's send buffer
+// as soon as it is produced; the evaluator's source pulls them in chunks as
+// it needs them. Neither side ever holds more than a chunk of the garbled
+// circuit (DESIGN §7: pipelining), so memory does not grow with the circuit
+// and both parties work at once.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/block.hpp>
+#include <tandem/error.hpp>
+#include <tandem/net/channel.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::gc {
+
+/// Sends tables as they come (buffered by the channel).
+class channel_sink {
+public:
+    explicit channel_sink(net::channel& ch) noexcept : ch_(ch) {}
+    void write(const block* p, std::size_t n) { ch_.send(p, n * sizeof(block)); }
+
+private:
+    net::channel& ch_;
+};
+
+/// Receives exactly `total` blocks of tables, a chunk at a time.
+class channel_source {
+public:
+    static constexpr std::size_t chunk_blocks = 4096;  // 64 KiB: one channel buffer
+
+    channel_source(net::channel& ch, std::uint64_t total)
+        : ch_(ch), buf_(std::make_unique<block[]>(chunk_blocks)), left_(total) {}
+
+    const block* read(std::size_t n) {
+        if (n > end_ - pos_) refill(n);
+        const block* r = buf_.get() + pos_;
+        pos_ += n;
+        return r;
+    }
+
+    /// Blocks announced but not read yet.
+    std::uint64_t remaining() const noexcept { return left_ + (end_ - pos_); }
+
+private:
+    void refill(std::size_t n) {
+        const std::size_t have = end_ - pos_;
+        if (n - have > left_)
+            throw protocol_error("garbled tables: the circuit needs more tables than the garbler announced");
+        if (n > chunk_blocks) tandem::detail::internal_error("table batch larger than a stream chunk");
+        std::memmove(static_cast<void*>(buf_.get()), buf_.get() + pos_, have * sizeof(block));
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_blocks - have, left_));
+        ch_.recv(buf_.get() + have, want * sizeof(block));
+        left_ -= want;
+        pos_ = 0;
+        end_ = have + want;
+    }
+
+    net::channel& ch_;
+    std::unique_ptr<block[]> buf_;
+    std::size_t pos_ = 0;
+    std::size_t end_ = 0;
+    std::uint64_t left_;
+};
+
+}  // namespace tandem::gc
+
+TANDEM_CRYPTO_END

@@ -1,0 +1,156 @@
+// tandem/ot/base_ot.hpp — n random oblivious transfers from public-key
+// crypto, to seed OT extension (ot/iknp.hpp). Semi-honest security.
+//
+// The protocol of Chou and Orlandi, "The Simplest Protocol for Oblivious
+// Transfer", LATINCRYPT 2015 (IACR ePrint 2015/267), in the group
+// Ristretto255 (libsodium), all n transfers in one message each way:
+//
+//   sender:   a ← Z_ℓ, A = a·G                          ──  n, A  ──▶
+//   receiver: b_i ← Z_ℓ, B_i = b_i·G + c_i·A             ◀──  B_i  ──
+//             key_i = H(A, B_i, i, b_i·A)
+//   sender:   key_i^0 = H(A, B_i, i, a·B_i)
+//             key_i^1 = H(A, B_i, i, a·(B_i − A)) = H(..., a·B_i − a·A)
+//
+// since a·B_i = a·b_i·G + c_i·a·A. H is BLAKE2b (crypto_generichash) with a
+// 16-byte output, keyed with a domain label; hashing A, B_i and i as well as
+// the shared point keeps the n transfers (and sessions) apart. One scalar
+// multiplication per transfer on each side (a·A is computed once).
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/block.hpp>
+#include <tandem/error.hpp>
+#include <tandem/net/channel.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <sodium.h>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::ot {
+
+namespace detail {
+
+inline constexpr std::size_t point_bytes = crypto_core_ristretto255_BYTES;
+inline constexpr std::size_t scalar_bytes = crypto_core_ristretto255_SCALARBYTES;
+using point = std::array<unsigned char, point_bytes>;
+
+inline void require_sodium() {
+    static const bool ok = sodium_init() >= 0;  // thread-safe, idempotent
+    if (!ok) throw error("tandem: libsodium failed to initialise (sodium_init), needed for the base OTs");
+}
+
+/// A scalar that is wiped when it goes out of scope.
+struct secret_scalar {
+    unsigned char s[scalar_bytes];
+    secret_scalar() { crypto_core_ristretto255_scalar_random(s); }
+    secret_scalar(const secret_scalar&) = delete;
+    secret_scalar& operator=(const secret_scalar&) = delete;
+    ~secret_scalar() { sodium_memzero(s, sizeof s); }
+};
+
+/// H(A, B, i, P) → 16 bytes.
+inline block base_ot_hash(const point& a, const point& b, std::uint64_t i, const point& p) noexcept {
+    static constexpr unsigned char label[] = "tandem ot/base_ot.hpp Chou-Orlandi v1";
+    unsigned char in[3 * point_bytes + 8];
+    std::memcpy(in, a.data(), point_bytes);
+    std::memcpy(in + point_bytes, b.data(), point_bytes);
+    for (int k = 0; k < 8; ++k) in[2 * point_bytes + k] = static_cast<unsigned char>(i >> (8 * k));
+    std::memcpy(in + 2 * point_bytes + 8, p.data(), point_bytes);
+    unsigned char out[16];
+    crypto_generichash(out, sizeof out, in, sizeof in, label, sizeof label - 1);
+    sodium_memzero(in, sizeof in);
+    const block key = block::load(out);
+    sodium_memzero(out, sizeof out);
+    return key;
+}
+
+[[noreturn]] inline void bad_point(const char* who, const char* what, std::size_t i) {
+    throw protocol_error(std::string("base OT (") + who + "): the peer sent an invalid Ristretto255 point " + what +
+                         (i == SIZE_MAX ? std::string() : " #" + std::to_string(i)) +
+                         " (corrupt stream or not a tandem peer)");
+}
+
+}  // namespace detail
+
+/// Sender side of keys.size() random OTs: learns keys[i] = {k_i^0, k_i^1}.
+/// The receiver (base_ot_receive, same n) learns k_i^{c_i} and nothing about k_i^{1-c_i}.
+inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys) {
+    detail::require_sodium();
+    const std::size_t n = keys.size();
+    const detail::secret_scalar a;
+    detail::point big_a, a_a;  // A = a·G, a·A
+    if (crypto_scalarmult_ristretto255_base(big_a.data(), a.s) != 0 ||
+        crypto_scalarmult_ristretto255(a_a.data(), a.s, big_a.data()) != 0)
+        tandem::detail::internal_error("base_ot_send: zero scalar");
+    ch.send_value<std::uint64_t>(n);
+    ch.send(big_a.data(), big_a.size());
+
+    std::vector<detail::point> big_b(n);
+    ch.recv(big_b.data(), n * detail::point_bytes);  // flushes A first
+    detail::point p0, p1;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (crypto_core_ristretto255_is_valid_point(big_b[i].data()) != 1 ||
+            crypto_scalarmult_ristretto255(p0.data(), a.s, big_b[i].data()) != 0)  // fails on the identity
+            detail::bad_point("sender", "B", i);
+        crypto_core_ristretto255_sub(p1.data(), p0.data(), a_a.data());
+        keys[i][0] = detail::base_ot_hash(big_a, big_b[i], i, p0);
+        keys[i][1] = detail::base_ot_hash(big_a, big_b[i], i, p1);
+    }
+    sodium_memzero(p0.data(), p0.size());
+    sodium_memzero(p1.data(), p1.size());
+    sodium_memzero(a_a.data(), a_a.size());
+}
+
+/// Receiver side: choices[i] ∈ {0, 1}; learns keys[i] = k_i^{choices[i]}.
+/// Sends last and flushes.
+inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choices, std::span<block> keys) {
+    detail::require_sodium();
+    const std::size_t n = keys.size();
+    if (choices.size() != n)
+        throw usage_error("ot::base_ot_receive: " + std::to_string(choices.size()) + " choice bits for " +
+                          std::to_string(n) + " keys");
+    for (std::uint8_t c : choices)
+        if (c > 1) throw usage_error("ot::base_ot_receive: choice bits must be 0 or 1");
+
+    const auto peer_n = ch.recv_value<std::uint64_t>();
+    if (peer_n != n)
+        throw protocol_error("base OT (receiver): the sender runs " + std::to_string(peer_n) + " transfers, this party " +
+                             std::to_string(n) + " (mismatched configuration)");
+    detail::point big_a;
+    ch.recv(big_a.data(), big_a.size());
+    if (crypto_core_ristretto255_is_valid_point(big_a.data()) != 1) detail::bad_point("receiver", "A", SIZE_MAX);
+
+    std::vector<detail::point> big_b(n);
+    detail::point b0, b1, shared;
+    for (std::size_t i = 0; i < n; ++i) {
+        const detail::secret_scalar b;
+        if (crypto_scalarmult_ristretto255_base(b0.data(), b.s) != 0)
+            tandem::detail::internal_error("base_ot_receive: zero scalar");
+        crypto_core_ristretto255_add(b1.data(), b0.data(), big_a.data());
+        // B_i = c_i ? b1 : b0, without a branch on the choice bit.
+        const auto mask = static_cast<unsigned char>(-static_cast<int>(choices[i]));
+        for (std::size_t k = 0; k < detail::point_bytes; ++k)
+            big_b[i][k] = static_cast<unsigned char>(b0[k] ^ (mask & (b0[k] ^ b1[k])));
+        if (crypto_scalarmult_ristretto255(shared.data(), b.s, big_a.data()) != 0)  // A is the identity
+            detail::bad_point("receiver", "A (the identity)", SIZE_MAX);
+        keys[i] = detail::base_ot_hash(big_a, big_b[i], i, shared);
+    }
+    sodium_memzero(b0.data(), b0.size());
+    sodium_memzero(b1.data(), b1.size());
+    sodium_memzero(shared.data(), shared.size());
+    ch.send(big_b.data(), n * detail::point_bytes);
+    ch.flush();
+}
+
+}  // namespace tandem::ot
+
+TANDEM_CRYPTO_END

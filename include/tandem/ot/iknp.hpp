@@ -1,0 +1,261 @@
+// tandem/ot/iknp.hpp — correlated OT extension: any number of OTs from 128
+// base OTs and symmetric crypto. Semi-honest security.
+//
+// Ishai, Kilian, Nissim, Petrank, "Extending Oblivious Transfers Efficiently",
+// CRYPTO 2003, in the correlated ("Δ-OT") form of Asharov, Lindell, Schneider,
+// Zohner, "More Efficient Oblivious Transfer and Extensions for Faster Secure
+// Computation", CCS 2013: the sender fixes Δ (for Yao, the garbler's free-XOR
+// offset) and gets q_i; the receiver, with choice bit r_i, gets
+// t_i = q_i ⊕ r_i·Δ. The sender's pair is thus (q_i, q_i ⊕ Δ) — directly the
+// two labels of an input wire — and no ciphertexts are sent back.
+//
+// Roles are reversed in the base OTs (ot/base_ot.hpp): the COT receiver sends
+// seed pairs (k_j^0, k_j^1), j < 128, and the COT sender picks k_j^{Δ_j}. For
+// m OTs, with G_k the AES-CTR stream under key k (one counter per 128 OTs,
+// shared by all columns and never reused across extend calls):
+//   receiver: t^j = G(k_j^0), sends u^j = t^j ⊕ G(k_j^1) ⊕ r          (m bits each)
+//   sender:   q^j = G(k_j^{Δ_j}) ⊕ Δ_j·u^j = t^j ⊕ Δ_j·r
+// and transposing the 128 × m matrices (ot/transpose.hpp) gives rows with
+// q_i = t_i ⊕ r_i·Δ. Work goes in chunks of 8192 OTs (a 128 KiB matrix, in
+// L2): the receiver streams the columns of a chunk, the sender expands and
+// transposes them as they arrive. m is padded to a multiple of 128 internally.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/aes.hpp>
+#include <tandem/crypto/block.hpp>
+#include <tandem/crypto/cpu.hpp>
+#include <tandem/crypto/wipe.hpp>
+#include <tandem/error.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/ot/base_ot.hpp>
+#include <tandem/ot/transpose.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <emmintrin.h>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::ot {
+
+namespace detail {
+
+/// Blocks per column in a chunk: 64 blocks = 8192 OTs.
+inline constexpr std::size_t chunk_blocks = 64;
+inline constexpr std::size_t chunk_ots = 128 * chunk_blocks;
+/// Rows of the chunk matrix are one cache line longer than a column, so the
+/// transpose's 128 strided reads do not all fall into the same L1 sets.
+inline constexpr std::size_t row_stride = chunk_blocks + 4;
+
+/// The per-chunk buffers both sides need, allocated on first use.
+struct iknp_buffers {
+    std::vector<block> matrix;  // 128 rows of row_stride blocks, then 128 blocks of scratch for a partial tile
+    std::vector<block> column;  // one column (chunk_blocks)
+    std::vector<block> bits;    // the receiver's choice bits of the chunk (chunk_blocks)
+
+    block* row(std::size_t j) noexcept { return matrix.data() + j * row_stride; }
+    void ensure() {
+        if (!matrix.empty()) return;
+        matrix.resize(128 * row_stride + 128);
+        column.resize(chunk_blocks);
+        bits.resize(chunk_blocks);
+    }
+    void wipe() noexcept {
+        tandem::detail::wipe_all(matrix);
+        tandem::detail::wipe_all(column);
+        tandem::detail::wipe_all(bits);
+    }
+};
+
+/// Counter blocks c, c+1, ... then AES under key: a slice of the key's stream.
+inline void expand(const aes_key& key, std::uint64_t counter, block* out, std::size_t n) noexcept {
+    for (std::size_t k = 0; k < n; ++k) out[k] = block(0, counter + k);
+    key.encrypt(out, n);
+}
+
+/// Transposes the nb tiles of the chunk matrix into out (n ≤ 128·nb rows of output).
+inline void transpose_chunk(iknp_buffers& buf, std::size_t nb, block* out, std::size_t n) noexcept {
+    block* scratch = buf.matrix.data() + 128 * row_stride;
+    for (std::size_t t = 0; t < nb; ++t) {
+        const std::size_t have = std::min<std::size_t>(128, n - 128 * t);
+        block* dst = have == 128 ? out + 128 * t : scratch;
+        transpose128_strided(buf.matrix.data() + t, row_stride * sizeof(block), dst);
+        if (have < 128) std::copy_n(scratch, have, out + 128 * t);
+    }
+}
+
+/// Bit j of x (little-endian), as 0 or 1.
+inline unsigned bit_of(block x, std::size_t j) noexcept {
+    return static_cast<unsigned>(((j < 64 ? x.low() : x.high()) >> (j % 64)) & 1);
+}
+
+/// Packs n choice bytes (0/1) into bits, bit i = c[i], zero-padded to nb blocks.
+inline void pack_choices(const std::uint8_t* c, std::size_t n, block* bits, std::size_t nb) noexcept {
+    auto* out = reinterpret_cast<unsigned char*>(bits);
+    std::memset(out, 0, nb * sizeof(block));
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {  // bit 0 of each byte up to bit 7, then one movemask
+        const __m128i v = _mm_slli_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c + i)), 7);
+        const auto m = static_cast<std::uint16_t>(_mm_movemask_epi8(v));
+        std::memcpy(out + i / 8, &m, 2);
+    }
+    for (; i < n; ++i) out[i / 8] = static_cast<unsigned char>(out[i / 8] | (c[i] << (i % 8)));
+}
+
+}  // namespace detail
+
+/// The COT sender (the garbler): fixes Δ, learns q_i per OT.
+class cot_sender {
+public:
+    /// Runs the 128 base OTs (as their receiver, choosing the bits of delta).
+    /// The peer constructs a cot_receiver on the same channel at the same time.
+    cot_sender(net::channel& ch, block delta) : delta_(delta) {
+        tandem::detail::require_aes_instructions();
+        if (delta == block()) throw usage_error("ot::cot_sender: delta must not be zero");
+        std::array<std::uint8_t, 128> choices;
+        std::array<block, 128> seeds;
+        for (std::size_t j = 0; j < 128; ++j) choices[j] = static_cast<std::uint8_t>(detail::bit_of(delta, j));
+        base_ot_receive(ch, choices, seeds);
+        keys_.reserve(128);
+        for (const block& s : seeds) keys_.emplace_back(s);
+        tandem::detail::wipe(choices.data(), sizeof choices);
+        tandem::detail::wipe(seeds.data(), sizeof seeds);
+    }
+    cot_sender(const cot_sender&) = delete;
+    cot_sender& operator=(const cot_sender&) = delete;
+    cot_sender(cot_sender&&) noexcept = default;  // the moved-from object keeps nothing but Δ, wiped on destruction
+    cot_sender& operator=(cot_sender&&) = delete;
+    ~cot_sender() {
+        tandem::detail::wipe(&delta_, sizeof delta_);
+        tandem::detail::wipe_all(keys_);
+        buf_.wipe();
+    }
+
+    block delta() const noexcept { return delta_; }
+
+    /// q.size() new COTs: q[i] such that the receiver's t_i = q[i] ⊕ r_i·Δ.
+    /// The receiver calls extend with the same number of choices.
+    void extend(net::channel& ch, std::span<block> q) {
+        const std::size_t m = q.size();
+        const auto peer_m = ch.recv_value<std::uint64_t>();
+        if (peer_m != m)
+            throw protocol_error("COT extension: the receiver asks for " + std::to_string(peer_m) +
+                                 " OTs, the sender for " + std::to_string(m) + " (the parties run different programs?)");
+        buf_.ensure();
+        for (std::size_t done = 0; done < m; done += detail::chunk_ots) {
+            const std::size_t n = std::min(m - done, detail::chunk_ots);
+            const std::size_t nb = (n + 127) / 128;
+            block* u = buf_.column.data();
+            for (std::size_t j = 0; j < 128; ++j) {
+                block* row = buf_.row(j);
+                detail::expand(keys_[j], counter_, row, nb);
+                ch.recv(u, nb * sizeof(block));
+                const block mask = mask_of(detail::bit_of(delta_, j) != 0);  // no branch on Δ
+                for (std::size_t k = 0; k < nb; ++k) row[k] ^= u[k] & mask;
+            }
+            counter_ += nb;
+            detail::transpose_chunk(buf_, nb, q.data() + done, n);
+        }
+    }
+
+private:
+    block delta_;
+    std::vector<aes_key> keys_;  // column PRGs, keyed k_j^{Δ_j}
+    std::uint64_t counter_ = 0;  // next AES-CTR block, common to all columns
+    detail::iknp_buffers buf_;
+};
+
+/// The COT receiver (the evaluator): chooses r_i, learns t_i = q_i ⊕ r_i·Δ.
+class cot_receiver {
+public:
+    /// Runs the 128 base OTs (as their sender). The peer constructs a cot_sender.
+    explicit cot_receiver(net::channel& ch) {
+        tandem::detail::require_aes_instructions();
+        std::array<std::array<block, 2>, 128> seeds;
+        base_ot_send(ch, seeds);
+        keys0_.reserve(128);
+        keys1_.reserve(128);
+        for (const auto& s : seeds) {
+            keys0_.emplace_back(s[0]);
+            keys1_.emplace_back(s[1]);
+        }
+        tandem::detail::wipe(seeds.data(), sizeof seeds);
+    }
+    cot_receiver(const cot_receiver&) = delete;
+    cot_receiver& operator=(const cot_receiver&) = delete;
+    cot_receiver(cot_receiver&&) noexcept = default;
+    cot_receiver& operator=(cot_receiver&&) = delete;
+    ~cot_receiver() {
+        tandem::detail::wipe_all(keys0_);
+        tandem::detail::wipe_all(keys1_);
+        buf_.wipe();
+    }
+
+    /// choices.size() new COTs with choice bits choices[i] ∈ {0, 1}; t.size()
+    /// must equal choices.size(). Flushes the channel before returning.
+    void extend(net::channel& ch, std::span<const std::uint8_t> choices, std::span<block> t) {
+        if (choices.size() != t.size())
+            throw usage_error("ot::cot_receiver::extend: " + std::to_string(choices.size()) + " choices for " +
+                              std::to_string(t.size()) + " outputs");
+        unsigned char bad = 0;  // checked up front, so the peer is never left mid-stream
+        for (std::uint8_t c : choices) bad = static_cast<unsigned char>(bad | (c & 0xFE));
+        if (bad != 0) throw usage_error("ot::cot_receiver::extend: choices must be 0 or 1");
+        run(ch, t, [&](std::size_t done, std::size_t n, block* bits, std::size_t nb) {
+            detail::pack_choices(choices.data() + done, n, bits, nb);
+        });
+    }
+
+    /// The same with packed choice bits: bit i (bit i%8 of byte i/8) is r_i;
+    /// choice_bits.size() must be (t.size() + 7) / 8.
+    void extend_packed(net::channel& ch, std::span<const std::uint8_t> choice_bits, std::span<block> t) {
+        if (choice_bits.size() != (t.size() + 7) / 8)
+            throw usage_error("ot::cot_receiver::extend_packed: " + std::to_string(choice_bits.size()) +
+                              " bytes of choice bits for " + std::to_string(t.size()) + " outputs");
+        run(ch, t, [&](std::size_t done, std::size_t n, block* bits, std::size_t nb) {
+            std::fill_n(bits, nb, block());
+            std::memcpy(static_cast<void*>(bits), choice_bits.data() + done / 8, (n + 7) / 8);  // done is a multiple of 8
+        });
+    }
+
+private:
+    template <class Pack>
+    void run(net::channel& ch, std::span<block> t, Pack pack) {
+        const std::size_t m = t.size();
+        ch.send_value<std::uint64_t>(m);
+        buf_.ensure();
+        for (std::size_t done = 0; done < m; done += detail::chunk_ots) {
+            const std::size_t n = std::min(m - done, detail::chunk_ots);
+            const std::size_t nb = (n + 127) / 128;
+            block* r = buf_.bits.data();
+            block* u = buf_.column.data();
+            pack(done, n, r, nb);
+            for (std::size_t j = 0; j < 128; ++j) {
+                block* row = buf_.row(j);
+                detail::expand(keys0_[j], counter_, row, nb);
+                detail::expand(keys1_[j], counter_, u, nb);
+                for (std::size_t k = 0; k < nb; ++k) u[k] = u[k] ^ row[k] ^ r[k];
+                ch.send(u, nb * sizeof(block));
+            }
+            counter_ += nb;
+            detail::transpose_chunk(buf_, nb, t.data() + done, n);
+        }
+        ch.flush();
+    }
+
+    std::vector<aes_key> keys0_, keys1_;  // column PRGs, keyed k_j^0 and k_j^1
+    std::uint64_t counter_ = 0;
+    detail::iknp_buffers buf_;
+};
+
+}  // namespace tandem::ot
+
+TANDEM_CRYPTO_END
