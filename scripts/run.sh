@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tandem's two entry points, from a clean clone on Debian 12:
-#   scripts/run.sh example [args…]   build and run examples/millionaires (release preset)
+#   scripts/run.sh example [name [args…]]  build the examples (release preset) and run the
+#                                    two-party headline: AES-128 and millionaires, each as two
+#                                    processes over loopback TCP (--local); or one example with args
 #   scripts/run.sh test [preset]     build everything and run CTest; preset: release (default),
 #                                    debug, asan, tsan (see CMakePresets.json)
 # Both first install any missing Debian packages (scripts/setup-deps.sh).
@@ -9,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-  sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -21,8 +23,16 @@ case "$cmd" in
   example)
     bash scripts/setup-deps.sh
     cmake --preset release
-    cmake --build --preset release -j "$jobs" --target millionaires
-    exec ./build/release/examples/millionaires "$@"
+    cmake --build --preset release -j "$jobs" --target aes millionaires
+    if (($# > 0)); then
+      name=$1
+      shift
+      exec "./build/release/examples/$name" "$@"
+    fi
+    echo "== AES-128: Alice holds the key, Bob the plaintext (FIPS-197 C.1); two processes over TCP"
+    ./build/release/examples/aes --local --expect 69c4e0d86a7b0430d8cdb78070b4c55a
+    echo "== Millionaires: who is richer, nothing else"
+    ./build/release/examples/millionaires --local
     ;;
   test)
     preset=${1:-release}

@@ -106,6 +106,14 @@ public:
         return session(me, std::move(ch), options);
     }
 
+    /// Takes the next connection of an existing listener (e.g. one bound to
+    /// port 0 whose port was handed to the peer), then sets the session up.
+    static session accept(party me, net::tcp_listener& listener, session_options options = {}) {
+        auto ch = listener.accept(options.connect_timeout);
+        ch->set_timeout(options.timeout);
+        return session(me, std::move(ch), options);
+    }
+
     /// Connects to a listening peer (retrying until options.connect_timeout).
     static session connect(party me, const std::string& host, std::uint16_t port, session_options options = {}) {
         auto ch = net::tcp_connect(host, port, options.connect_timeout);

@@ -1,0 +1,166 @@
+// Two real processes over loopback TCP: the aes and millionaires examples run
+// as --party alice and --party bob; a peer killed or frozen mid-run makes the
+// other fail with a clear error within its deadline.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <tandem/net/tcp.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A child process with stdout and stderr in files.
+class process {
+public:
+    process(const std::vector<std::string>& args, const std::string& tag)
+        : out_("/tmp/tandem_test_" + std::to_string(getpid()) + "_" + tag + ".out"),
+          err_("/tmp/tandem_test_" + std::to_string(getpid()) + "_" + tag + ".err") {
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&fa, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        std::vector<std::string> a = args;
+        std::vector<char*> argv;
+        for (auto& s : a) argv.push_back(s.data());
+        argv.push_back(nullptr);
+        const int r = posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&fa);
+        REQUIRE_MESSAGE(r == 0, "cannot start " << args[0]);
+    }
+    ~process() {
+        if (pid_ > 0 && !reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+        std::remove(out_.c_str());
+        std::remove(err_.c_str());
+    }
+
+    /// Waits up to `limit` for the exit; returns the exit status, or -1 if it
+    /// is still running (then it is killed) or died from a signal.
+    int wait(std::chrono::milliseconds limit) {
+        const auto end = std::chrono::steady_clock::now() + limit;
+        int status = 0;
+        while (std::chrono::steady_clock::now() < end) {
+            const pid_t r = waitpid(pid_, &status, WNOHANG);
+            if (r == pid_) {
+                reaped_ = true;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            }
+            std::this_thread::sleep_for(10ms);
+        }
+        return -1;
+    }
+    void signal(int sig) { kill(pid_, sig); }
+    std::string out() const { return slurp(out_); }
+    std::string err() const { return slurp(err_); }
+
+private:
+    static std::string slurp(const std::string& path) {
+        std::ifstream in(path);
+        std::stringstream s;
+        s << in.rdbuf();
+        return s.str();
+    }
+    std::string out_, err_;
+    pid_t pid_ = 0;
+    bool reaped_ = false;
+};
+
+std::string free_port() { return std::to_string(tandem::net::tcp_listener(0, "127.0.0.1").port()); }
+
+const std::string fips_ciphertext = "69c4e0d86a7b0430d8cdb78070b4c55a";
+
+}  // namespace
+
+TEST_CASE("processes.aes128_fips197_between_two_processes") {
+    const std::string port = free_port();
+    process alice({TANDEM_EXAMPLE_AES, "--party", "alice", "--host", "127.0.0.1", "--port", port, "--expect",
+                   fips_ciphertext},
+                  "aes_alice");
+    process bob({TANDEM_EXAMPLE_AES, "--party", "bob", "--port", port, "--expect", fips_ciphertext}, "aes_bob");
+    const int a = alice.wait(60s), b = bob.wait(60s);
+    INFO("alice: " << alice.out() << alice.err());
+    INFO("bob: " << bob.out() << bob.err());
+    CHECK(a == 0);
+    CHECK(b == 0);
+    CHECK(alice.out().find("[alice] ciphertext: " + fips_ciphertext) != std::string::npos);
+    CHECK(bob.out().find("[bob] ciphertext: " + fips_ciphertext) != std::string::npos);
+    CHECK(alice.out().find("AND gates: 6400") != std::string::npos);
+}
+
+TEST_CASE("processes.millionaires_between_two_processes") {
+    for (auto [x, y, expected] : {std::tuple{"5", "7", "Alice is not richer"}, std::tuple{"-3", "-4", "Alice is richer"}}) {
+        const std::string port = free_port();
+        process alice({TANDEM_EXAMPLE_MILLIONAIRES, "--party", "alice", "--port", port, "--alice", x}, "m_alice");
+        process bob({TANDEM_EXAMPLE_MILLIONAIRES, "--party", "bob", "--host", "127.0.0.1", "--port", port, "--bob", y},
+                    "m_bob");
+        const int a = alice.wait(60s), b = bob.wait(60s);
+        INFO("alice: " << alice.out() << alice.err());
+        INFO("bob: " << bob.out() << bob.err());
+        CHECK(a == 0);
+        CHECK(b == 0);
+        CHECK(alice.out().find(expected) != std::string::npos);
+        CHECK(bob.out().find(expected) != std::string::npos);
+    }
+}
+
+TEST_CASE("processes.mismatched_programs_fail_the_handshake") {
+    // Alice runs AES, Bob millionaires on the same port: different circuits.
+    const std::string port = free_port();
+    process alice({TANDEM_EXAMPLE_AES, "--party", "alice", "--port", port, "--timeout", "5000"}, "mm_alice");
+    process bob({TANDEM_EXAMPLE_MILLIONAIRES, "--party", "bob", "--port", port, "--timeout", "5000"}, "mm_bob");
+    CHECK(alice.wait(30s) == 1);
+    CHECK(bob.wait(30s) == 1);
+    CHECK(alice.err().find("hold different circuits") != std::string::npos);
+    CHECK(bob.err().find("hold different circuits") != std::string::npos);
+}
+
+TEST_CASE("processes.killed_or_frozen_peer_fails_the_other_within_its_deadline") {
+    // Long sessions (many AES runs) so the fault lands mid-stream.
+    for (int sig : {SIGKILL, SIGSTOP}) {
+        for (const char* victim : {"bob", "alice"}) {
+            INFO("signal " << sig << " to " << victim);
+            const std::string port = free_port();
+            process alice({TANDEM_EXAMPLE_AES, "--party", "alice", "--port", port, "--repeat", "1000000", "--timeout",
+                           "2000"},
+                          "k_alice");
+            process bob({TANDEM_EXAMPLE_AES, "--party", "bob", "--port", port, "--repeat", "1000000", "--timeout",
+                         "2000"},
+                        "k_bob");
+            std::this_thread::sleep_for(700ms);  // connected and running
+            process& dead = std::string(victim) == "bob" ? bob : alice;
+            process& survivor = std::string(victim) == "bob" ? alice : bob;
+            dead.signal(sig);
+            const auto t0 = std::chrono::steady_clock::now();
+            const int status = survivor.wait(15s);
+            const auto waited = std::chrono::steady_clock::now() - t0;
+            INFO("survivor stderr: " << survivor.err());
+            CHECK(status == 1);
+            CHECK(waited < 10s);
+            if (sig == SIGSTOP) {
+                CHECK(survivor.err().find("no progress within 2000 ms") != std::string::npos);
+                dead.signal(SIGCONT);
+            } else {
+                CHECK((survivor.err().find("closed the connection") != std::string::npos ||
+                       survivor.err().find("reset") != std::string::npos));
+            }
+        }
+    }
+}
