@@ -246,12 +246,18 @@ private:
     }
 
     // ---- inputs -------------------------------------------------------------
-    /// An argument fits an input if it converts without narrowing, and bools
-    /// only fit bools: passing `true` for an integer (or 300 for a uint8_t) is
-    /// a bug the caller should hear about.
+    /// An argument fits an input if it converts implicitly, numbers without
+    /// narrowing, and bools only fit bools: passing `true` for an integer (or
+    /// 300 for a uint8_t) is a bug the caller should hear about.
     template <class Target, class Arg>
-    static constexpr bool input_fits = std::is_same_v<std::remove_cvref_t<Arg>, bool> == std::is_same_v<Target, bool> &&
-                                       requires(const Arg& a) { Target{a}; };
+    static constexpr bool fits_input() {
+        using A = std::remove_cvref_t<Arg>;
+        if constexpr (std::is_same_v<A, bool> != std::is_same_v<Target, bool>) return false;
+        else if constexpr (std::is_arithmetic_v<Target> && std::is_arithmetic_v<A>) return requires(const A& a) { Target{a}; };
+        else return std::is_convertible_v<const A&, Target>;
+    }
+    template <class Target, class Arg>
+    static constexpr bool input_fits = fits_input<Target, Arg>();
     template <class Tuple, class... Args>
     struct inputs_fit : std::false_type {};
     template <class... Targets, class... Args>

@@ -10,8 +10,8 @@
 //    next allocation of the same size), so a program that compiles many
 //    circuits pays for fresh memory once (bench_record: ~40 % of a compile).
 // Smaller blocks, and platforms without mmap, use the ordinary allocator.
-// Reused blocks are not cleared: big_vector holds public circuit data only,
-// never labels or keys.
+// Reused blocks are not cleared: big_vector holds public circuit data, or
+// label arrays that gc/ wipes before freeing them.
 #pragma once
 
 #include <cstddef>

@@ -26,6 +26,7 @@
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/big_vector.hpp>
 #include <tandem/gc/tables.hpp>
 
 #include <cstddef>
@@ -79,11 +80,17 @@ inline constexpr std::size_t evaluate_batch = 16;
 
 namespace detail {
 
+/// One label per slot. Large arrays are mapped in huge pages and their blocks
+/// reused from run to run (detail/big_vector.hpp): the evaluator reads them
+/// at random, so TLB misses and fresh-page faults would otherwise show. Every
+/// label array is wiped before it is freed, so a reused block holds zeros.
+using label_array = tandem::detail::big_vector<block>;
+
 #if TANDEM_VAES
 /// Lanes (label[g0.in0], label[g0.in1], label[g1.in0], label[g1.in1]): two
 /// gates' operands in one register, placed by masked broadcasts (GCC 12 warns
 /// falsely on the insert intrinsics, bug 105593).
-inline __m512i operand_pair(const std::vector<block>& label, const gate& g0, const gate& g1) noexcept {
+inline __m512i operand_pair(const label_array& label, const gate& g0, const gate& g1) noexcept {
     __m512i v = _mm512_maskz_broadcast_i32x4(0x000F, label[g0.in0].v);
     v = _mm512_mask_broadcast_i32x4(v, 0x00F0, label[g0.in1].v);
     v = _mm512_mask_broadcast_i32x4(v, 0x0F00, label[g1.in0].v);
@@ -100,7 +107,7 @@ inline __mmask8 permute_bits(__m512i x) noexcept {
 inline __m512i swap_pairs(__m512i x) noexcept { return _mm512_maskz_shuffle_i64x2(0xFF, x, x, 0xB1); }
 
 /// (W, W') = the XOR of each lane pair of w, stored as the gates' output labels.
-inline void store_pair_outputs(std::vector<block>& label, const gate& g0, const gate& g1, __m512i w) noexcept {
+inline void store_pair_outputs(label_array& label, const gate& g0, const gate& g1, __m512i w) noexcept {
     const __m512i out = _mm512_xor_si512(w, swap_pairs(w));
     label[g0.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
     label[g1.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
@@ -133,7 +140,7 @@ struct and_garbler {
     const circuit_data& c;
     const Hash& hash;
     Sink& sink;
-    std::vector<block>& label;
+    label_array& label;
     block delta;
     std::uint64_t and_index;
 
@@ -210,7 +217,7 @@ struct and_evaluator {
     const circuit_data& c;
     const Hash& hash;
     Source& source;
-    std::vector<block>& label;
+    label_array& label;
     std::uint64_t and_index;
 
     template <std::size_t n>
@@ -282,7 +289,7 @@ garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_
     const block delta = input.delta;
     const Hash hash(hash_start);
 
-    std::vector<block> label(c.slot_count);
+    detail::label_array label(c.slot_count);
     std::copy(input.zero_labels.begin(), input.zero_labels.end(), label.begin());
 
     detail::and_garbler<Hash, Sink> ands{c, hash, sink, label, delta, first_gate};
@@ -327,7 +334,7 @@ std::vector<block> evaluate(const circuit<>& circ, block hash_start, Source& sou
     const circuit_data& c = circ.data();
     detail::check_labels(c, input_labels.size(), "evaluate");
     const Hash hash(hash_start);
-    std::vector<block> label(c.slot_count);
+    detail::label_array label(c.slot_count);
     std::copy(input_labels.begin(), input_labels.end(), label.begin());
 
     detail::and_evaluator<Hash, Source> ands{c, hash, source, label, first_gate};

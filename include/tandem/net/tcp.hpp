@@ -28,10 +28,17 @@ inline constexpr std::chrono::milliseconds default_connect_timeout{30'000};
 
 class tcp_channel final : public channel {
 public:
+    static constexpr int kernel_buffer_bytes = 4 << 20;
+
     tcp_channel(std::unique_ptr<asio::io_context> io, asio::ip::tcp::socket socket, std::string name)
         : channel(std::move(name)), io_(std::move(io)), socket_(std::move(socket)) {
         std::error_code ec;
         socket_.set_option(asio::ip::tcp::no_delay(true), ec);  // we batch ourselves; flush means now
+        // Large kernel buffers from the start: garbled tables stream at GB/s,
+        // and the autotuned windows would take several runs to grow.
+        socket_.set_option(asio::socket_base::send_buffer_size(kernel_buffer_bytes), ec);
+        socket_.set_option(asio::socket_base::receive_buffer_size(kernel_buffer_bytes), ec);
+        ec.clear();  // a smaller buffer than asked for only costs speed
         socket_.non_blocking(true, ec);
         if (ec) fail("set-up", ec.message());
     }
