@@ -159,3 +159,9 @@ TEST_CASE("net.accept_deadline_and_bad_address") {
     CHECK_THROWS_WITH_AS(listener.accept(100ms), doctest::Contains("no peer connected within 100 ms"), network_error);
     CHECK_THROWS_AS(net::tcp_listener(0, "not an address"), usage_error);
 }
+
+TEST_CASE("net.unknown_host_is_a_network_error_within_the_deadline") {
+    const auto t0 = net::clock::now();
+    CHECK_THROWS_AS(net::tcp_connect("no-such-host.invalid", 7766, 2s), network_error);
+    CHECK(net::clock::now() - t0 < 10s);
+}

@@ -183,9 +183,19 @@ inline std::unique_ptr<tcp_channel> tcp_connect(const std::string& host, std::ui
     std::string last = "no attempt";
     auto io = std::make_unique<asio::io_context>();
     asio::ip::tcp::resolver resolver(*io);
-    std::error_code ec;
-    const auto endpoints = resolver.resolve(host, std::to_string(port), ec);
-    if (ec) throw network_error("connect to " + target + ": cannot resolve '" + host + "': " + ec.message());
+    asio::ip::tcp::resolver::results_type endpoints;
+    {  // name lookup is bounded by the same deadline
+        bool done = false;
+        std::error_code result;
+        resolver.async_resolve(host, std::to_string(port),
+                               [&](std::error_code e, asio::ip::tcp::resolver::results_type r) {
+                                   result = e, endpoints = std::move(r), done = true;
+                               });
+        if (!detail::run_until(*io, done, deadline, [&] { resolver.cancel(); }))
+            throw network_error("connect to " + target + ": resolving '" + host + "' took longer than " +
+                                std::to_string(timeout.count()) + " ms");
+        if (result) throw network_error("connect to " + target + ": cannot resolve '" + host + "': " + result.message());
+    }
     while (clock::now() < deadline) {
         asio::ip::tcp::socket socket(*io);
         bool done = false;
