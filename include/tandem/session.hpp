@@ -25,8 +25,9 @@
 // and each run draws a fresh hash start.
 //
 // Security: semi-honest (DESIGN §9). A session is used by one thread at a
-// time. After a failed run the session is unusable (the stream's position is
-// unknown); open a new one.
+// time. A failed run closes the connection at once (so the peer fails too,
+// without waiting for its deadline) and leaves the session unusable; open a
+// new one.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -183,6 +184,7 @@ public:
         } catch (const std::exception& e) {
             s_->broken = true;
             s_->broken_why = e.what();
+            s_->ch->close();  // the peer fails now instead of at its deadline
             throw;
         }
     }
@@ -424,7 +426,7 @@ private:
         tandem::detail::wipe_all(q);
 
         gc::channel_sink sink(ch);
-        const gc::garbled_outputs g = gc::garble(c, enc, hash_start, sink, s.next_gate);
+        gc::garbled_outputs g = gc::garble(c, enc, hash_start, sink, s.next_gate);
         s.next_gate += g.and_gates;
 
         // The live (non-constant) outputs, in order.
@@ -454,6 +456,7 @@ private:
             }
             result = std::move(bits);
         }
+        tandem::detail::wipe_all(g.output_zero);  // with Δ they open the outputs
         finish_run(t0, sent0, received0, g.and_gates, ot_seconds);
         return result;
     }

@@ -46,6 +46,7 @@ public:
 
     /// Queues n bytes; they reach the peer at the latest on flush() or recv().
     void send(const void* data, std::size_t n) {
+        if (n == 0) return;  // (data may be null)
         const auto* p = static_cast<const std::byte*>(data);
         sent_ += n;
         if (n <= buffer_bytes - send_len_) {
@@ -79,6 +80,7 @@ public:
     /// Receives exactly n bytes (flushing pending sends first).
     void recv(void* data, std::size_t n) {
         flush();
+        if (n == 0) return;
         auto* p = static_cast<std::byte*>(data);
         received_ += n;
         const std::size_t have = recv_end_ - recv_pos_;
