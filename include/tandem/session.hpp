@@ -89,9 +89,10 @@ inline constexpr std::uint32_t protocol_version = 1;
 
 class session {
 public:
-    /// Runs the handshake and the OT set-up over an open channel to the peer.
-    session(party me, std::unique_ptr<net::channel> channel, session_options options = {})
-        : s_(std::make_unique<state>(me, std::move(channel), options)) {
+    /// Runs the handshake and the OT set-up over an open channel to the peer
+    /// (which keeps its own timeout; listen/accept/connect set options.timeout).
+    session(party me, std::unique_ptr<net::channel> channel)
+        : s_(std::make_unique<state>(me, std::move(channel))) {
         const auto t0 = net::clock::now();
         handshake();
         set_up_ot();
@@ -104,7 +105,7 @@ public:
         net::tcp_listener listener(port, address);
         auto ch = listener.accept(options.connect_timeout);
         ch->set_timeout(options.timeout);
-        return session(me, std::move(ch), options);
+        return session(me, std::move(ch));
     }
 
     /// Takes the next connection of an existing listener (e.g. one bound to
@@ -112,14 +113,14 @@ public:
     static session accept(party me, net::tcp_listener& listener, session_options options = {}) {
         auto ch = listener.accept(options.connect_timeout);
         ch->set_timeout(options.timeout);
-        return session(me, std::move(ch), options);
+        return session(me, std::move(ch));
     }
 
     /// Connects to a listening peer (retrying until options.connect_timeout).
     static session connect(party me, const std::string& host, std::uint16_t port, session_options options = {}) {
         auto ch = net::tcp_connect(host, port, options.connect_timeout);
         ch->set_timeout(options.timeout);
-        return session(me, std::move(ch), options);
+        return session(me, std::move(ch));
     }
 
     party me() const noexcept { return s_->me; }
@@ -192,12 +193,10 @@ public:
 private:
     // ---- state ------------------------------------------------------------
     struct state {
-        state(party p, std::unique_ptr<net::channel> c, session_options o)
-            : me(p), options(o), ch(std::move(c)) {
+        state(party p, std::unique_ptr<net::channel> c) : me(p), ch(std::move(c)) {
             if (!ch) throw usage_error("session: no channel given");
         }
         party me;
-        session_options options;
         std::unique_ptr<net::channel> ch;
         prg rng;
         block delta;  // alice: the session's free-XOR offset (wiped with the OT sender's copy)
