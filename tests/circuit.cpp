@@ -183,3 +183,49 @@ TEST_CASE("circuit.negative_public_shift") {
     using U = secure_uint<8>;
     CHECK_THROWS_AS(compile([](U a, U) { return a << -1; }, input<party::alice, U>, input<party::bob, U>), usage_error);
 }
+
+TEST_CASE("circuit.segmented_levelling_bounds_the_working_set") {
+    // 12 x 12 independent 64-bit products summed: 521 k ANDs, two segments of
+    // 2^18 ANDs. Without segments all 144 products would be levelled side by
+    // side (64 levels, every product's wires live at once).
+    constexpr std::size_t k = 12;
+    using vec = std::array<secure_int<64>, k>;
+    const auto c = compile(
+        [](const vec& x, const vec& y) {
+            secure_int<64> sum = 0;
+            for (std::size_t i = 0; i < k; ++i)
+                for (std::size_t j = 0; j < k; ++j) sum = sum + x[i] * y[j];
+            return sum;
+        },
+        input<party::alice, vec>, input<party::bob, vec>);
+    const auto one = compile([](secure_int<64> a, secure_int<64> b) { return a * b; },
+                             input<party::alice, secure_int<64>>, input<party::bob, secure_int<64>>);
+    const circuit_stats& s = c.stats();
+    CHECK(s.and_gates > (std::uint64_t{1} << 18));
+    CHECK(s.and_depth > one.stats().and_depth + 12);  // later segments start after earlier ones
+    check_levelled(c);
+    // Working set: about one segment's products, not all 144.
+    CHECK(c.data().slot_count < 144 * one.data().slot_count / 2);
+    std::array<std::int64_t, k> x{}, y{};
+    std::int64_t expected = 0;
+    for (std::size_t i = 0; i < k; ++i) x[i] = std::int64_t(i * 977 + 3) << 20, y[i] = -std::int64_t(i * 131 + 7);
+    for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j)
+            expected = static_cast<std::int64_t>(static_cast<std::uint64_t>(expected) +
+                                                 static_cast<std::uint64_t>(x[i]) * static_cast<std::uint64_t>(y[j]));
+    CHECK(c.eval_plain(x, y) == expected);
+}
+
+TEST_CASE("circuit.fingerprint") {
+    auto lt = [](secure_int<32> a, secure_int<32> b) { return a < b; };
+    auto le = [](secure_int<32> a, secure_int<32> b) { return a <= b; };
+    const auto a1 = compile(lt, input<party::alice, secure_int<32>>, input<party::bob, secure_int<32>>);
+    const auto a2 = compile(lt, input<party::alice, secure_int<32>>, input<party::bob, secure_int<32>>);
+    const auto b = compile(le, input<party::alice, secure_int<32>>, input<party::bob, secure_int<32>>);
+    const auto swapped = compile(lt, input<party::bob, secure_int<32>>, input<party::alice, secure_int<32>>);
+    const circuit<> copy = a1;
+    CHECK(a1.fingerprint() == a2.fingerprint());  // the same program compiles to the same circuit
+    CHECK(copy.fingerprint() == a1.fingerprint());
+    CHECK(!(a1.fingerprint() == b.fingerprint()));
+    CHECK(!(a1.fingerprint() == swapped.fingerprint()));  // owners are part of it
+}
