@@ -3,7 +3,8 @@
 // (../shared/BENCH.md). This process is Alice (garbler, listens on a free
 // port); it starts a copy of itself as Bob (evaluator) and prints the figures.
 //
-//   bench_two_party [--case setup|mul64|aes|mvmul|millionaires|cot|all] [--reps N] [--quick] [--json]
+//   bench_two_party [--case setup|mul64|aes|mvmul|millionaires|cot|all] [--hash rekeyed|fixed-key]
+//                   [--reps N] [--quick] [--json]
 //
 // Cases (paper 001 §6.2 and issue 4):
 //   setup         handshake + 128 base OTs + IKNP set-up (a fresh session per repetition)
@@ -42,6 +43,12 @@ struct config {
     std::string which = "all";
     bool is_bob = false;
     std::uint16_t port = 0;
+    garbling_hash hash = garbling_hash::rekeyed;
+    session_options session() const {
+        session_options o;
+        o.hash = hash;
+        return o;
+    }
 };
 
 void pin_to_core(int core) {
@@ -98,6 +105,7 @@ void report(const config& c, const std::string& name, const measured& m, std::ui
                          .add("runs", runs_per_rep)
                          .add("garble_only_and_per_s", m.and_gates / garble_seconds)
                          .add("threads", 1)
+                         .add_string("hash", c.hash == garbling_hash::rekeyed ? "rekeyed" : "fixed-key")
                          .add("peak_rss_bytes", bench::peak_rss_bytes())
                          .json()
                   << "\n";
@@ -133,21 +141,23 @@ measured time_runs(session& s, int reps, std::uint64_t runs, std::uint64_t and_g
     return m;
 }
 
-/// Garbling alone, tables discarded (folded into a checksum): the bound the
-/// network run is compared with. Alice's side only.
+/// Garbling alone, tables discarded (folded into a checksum), with the
+/// session's hash: the bound the network run is compared with. Alice's side only.
 struct folding_sink {
     block sum;
     void write(const block* p, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) sum ^= p[i];
     }
 };
+garbling_hash bench_hash = garbling_hash::rekeyed;
 double garble_only_seconds(const circuit<>& c, int reps) {
     prg rng(block(1, 2));
     std::vector<double> t;
     for (int r = 0; r < std::max(reps, 1); ++r) {
         folding_sink sink;
         const auto t0 = clock_type::now();
-        const auto g = gc::garble(c, rng, sink);
+        const auto g = bench_hash == garbling_hash::rekeyed ? gc::garble<mitccr_hash>(c, rng, sink)
+                                                            : gc::garble<fixed_key_hash>(c, rng, sink);
         t.push_back(since(t0));
         if (g.and_gates == 0 && sink.sum.lsb()) std::cerr << "";  // keep the sink alive
     }
@@ -330,6 +340,14 @@ int main(int argc, char** argv) {
         if (a == "--case" && i + 1 < argc) {
             c.which = argv[++i];
             passthrough.insert(passthrough.end(), {"--case", c.which});
+        } else if (a == "--hash" && i + 1 < argc) {
+            const std::string h = argv[++i];
+            if (h != "rekeyed" && h != "fixed-key") {
+                std::cerr << "bench_two_party: --hash must be rekeyed or fixed-key\n";
+                return 2;
+            }
+            c.hash = h == "rekeyed" ? garbling_hash::rekeyed : garbling_hash::fixed_key;
+            passthrough.insert(passthrough.end(), {"--hash", h});
         } else if (a == "--bob-port" && i + 1 < argc) {
             c.is_bob = true;
             c.port = static_cast<std::uint16_t>(std::stoi(argv[++i]));
@@ -343,12 +361,14 @@ int main(int argc, char** argv) {
         std::cerr << "bench_two_party: unknown --case " << c.which << "\n";
         return 2;
     }
-    c.opt = bench::parse(static_cast<int>(common.size()), common.data(), "bench_two_party [--case <name>]");
+    c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
+                         "bench_two_party [--case <name>] [--hash rekeyed|fixed-key]");
+    bench_hash = c.hash;
 
     try {
         if (c.is_bob) {
             pin_to_core(1);
-            return party_main(c, [&] { return session::connect(party::bob, "127.0.0.1", c.port); });
+            return party_main(c, [&] { return session::connect(party::bob, "127.0.0.1", c.port, c.session()); });
         }
         net::tcp_listener listener(0, "127.0.0.1");
         std::vector<std::string> args{argv[0], "--bob-port", std::to_string(listener.port())};
@@ -363,9 +383,9 @@ int main(int argc, char** argv) {
         }
         pin_to_core(0);
         if (!c.opt.json)
-            std::printf("bench_two_party: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u)\n",
-                        std::thread::hardware_concurrency());
-        const int status = party_main(c, [&] { return session::accept(party::alice, listener); });
+            std::printf("bench_two_party: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), %s hash\n",
+                        std::thread::hardware_concurrency(), std::string(to_string(c.hash)).c_str());
+        const int status = party_main(c, [&] { return session::accept(party::alice, listener, c.session()); });
         int bob_status = 0;
         waitpid(bob, &bob_status, 0);
         return status != 0 ? status : (WIFEXITED(bob_status) && WEXITSTATUS(bob_status) == 0 ? 0 : 1);

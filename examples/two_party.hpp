@@ -47,7 +47,9 @@ inline const char* common_usage =
     "  --port <port>       TCP port (default 7766)\n"
     "  --local             run both parties on this machine: two processes over loopback TCP\n"
     "  --reveal both|alice|bob   who learns the output (default both)\n"
-    "  --timeout <ms>      deadline of each network wait (default 60000)\n";
+    "  --timeout <ms>      deadline of each network wait (default 60000)\n"
+    "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; fixed-key is a faster opt-in with a\n"
+    "                      weaker multi-instance bound, see crypto/fixed_key_hash.hpp); both parties alike\n";
 
 /// Parses the common options; the rest go to cli::rest. Throws std::invalid_argument.
 inline cli parse(int argc, char** argv) {
@@ -77,6 +79,11 @@ inline cli parse(int argc, char** argv) {
             else if (w == "alice") c.who = tandem::reveal::alice;
             else if (w == "bob") c.who = tandem::reveal::bob;
             else throw std::invalid_argument("--reveal must be both, alice or bob");
+        } else if (arg == "--hash") {
+            const std::string h = value();
+            if (h == "rekeyed") c.options.hash = tandem::garbling_hash::rekeyed;
+            else if (h == "fixed-key") c.options.hash = tandem::garbling_hash::fixed_key;
+            else throw std::invalid_argument("--hash must be rekeyed or fixed-key");
         } else if (arg == "--timeout") {
             c.options.timeout = std::chrono::milliseconds(std::stol(value()));
             c.options.connect_timeout = c.options.timeout;

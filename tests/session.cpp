@@ -28,26 +28,28 @@ struct outcome {
     std::exception_ptr alice, bob;
 };
 outcome two_party(const std::function<void(session&)>& alice, const std::function<void(session&)>& bob,
-                  std::unique_ptr<net::channel> a_end = nullptr, std::unique_ptr<net::channel> b_end = nullptr) {
+                  std::unique_ptr<net::channel> a_end = nullptr, std::unique_ptr<net::channel> b_end = nullptr,
+                  garbling_hash alice_hash = garbling_hash::rekeyed, garbling_hash bob_hash = garbling_hash::rekeyed) {
     if (!a_end) {
         auto [a, b] = net::memory_pair();
         a_end = std::move(a);
         b_end = std::move(b);
     }
-    a_end->set_timeout(10s);
-    b_end->set_timeout(10s);
     outcome out;
     auto side = [](party p, std::unique_ptr<net::channel> ch, const std::function<void(session&)>& f,
-                   std::exception_ptr& err) {
+                   std::exception_ptr& err, garbling_hash hash) {
         try {
-            session s(p, std::move(ch));
+            session_options options;
+            options.timeout = 10s;
+            options.hash = hash;
+            session s(p, std::move(ch), options);
             f(s);
         } catch (...) {
             err = std::current_exception();
         }
     };
-    std::thread tb(side, party::bob, std::move(b_end), std::cref(bob), std::ref(out.bob));
-    side(party::alice, std::move(a_end), alice, out.alice);
+    std::thread tb(side, party::bob, std::move(b_end), std::cref(bob), std::ref(out.bob), bob_hash);
+    side(party::alice, std::move(a_end), alice, out.alice, alice_hash);
     tb.join();
     return out;
 }
@@ -75,7 +77,8 @@ bits_t owned(const circuit<>& c, const bits_t& all, party p) {
 }
 
 /// One session, several runs: each run's result on both sides equals plaintext.
-void check_runs(const circuit<>& c, const std::vector<bits_t>& input_sets, reveal who) {
+void check_runs(const circuit<>& c, const std::vector<bits_t>& input_sets, reveal who,
+                garbling_hash hash = garbling_hash::rekeyed) {
     std::vector<result_t> got_a, got_b;
     rethrow(two_party(
         [&](session& s) {
@@ -83,7 +86,8 @@ void check_runs(const circuit<>& c, const std::vector<bits_t>& input_sets, revea
         },
         [&](session& s) {
             for (const auto& in : input_sets) got_b.push_back(s.run_bits(who, c, owned(c, in, party::bob)));
-        }));
+        },
+        nullptr, nullptr, hash, hash));
     REQUIRE(got_a.size() == input_sets.size());
     REQUIRE(got_b.size() == input_sets.size());
     for (std::size_t t = 0; t < input_sets.size(); ++t) {
@@ -155,6 +159,15 @@ TEST_CASE("session.aes128_fips197_for_each_reveal") {
         INFO("reveal " << to_string(who));
         check_runs(aes(), sets, who);
     }
+}
+
+TEST_CASE("session.fixed_key_hash_opt_in") {
+    const std::vector<bits_t> sets{
+        {bits_of_hex("000102030405060708090a0b0c0d0e0f"), bits_of_hex("00112233445566778899aabbccddeeff")}};
+    check_runs(aes(), sets, reveal::both, garbling_hash::fixed_key);
+    using A = laws::sint<16, true>;
+    const circuit<> c = compile(laws::all_ops<16, true>, input<party::alice, A>, input<party::bob, A>);
+    check_runs(c, {{std::vector<bool>(16, true), std::vector<bool>(16, false)}}, reveal::both, garbling_hash::fixed_key);
 }
 
 TEST_CASE("session.typed_runs") {
@@ -250,6 +263,12 @@ TEST_CASE("session.handshake_mismatches_say_what_differs") {
                                     [&](session& s) { (void)s.run(reveal::both, c, 2); });
         CHECK(message_of(o.alice).find("disagree on who learns the output") != std::string::npos);
         CHECK(message_of(o.bob).find("disagree on who learns the output") != std::string::npos);
+    }
+    SUBCASE("garbling hash") {
+        const outcome o = two_party([](session&) {}, [](session&) {}, nullptr, nullptr, garbling_hash::fixed_key,
+                                    garbling_hash::rekeyed);
+        CHECK(message_of(o.alice).find("different garbling hashes") != std::string::npos);
+        CHECK(message_of(o.bob).find("different garbling hashes") != std::string::npos);
     }
     SUBCASE("both parties claim the same role") {
         auto [a, b] = net::memory_pair();

@@ -5,7 +5,8 @@
 //       tandem::party::alice, 7766);                tandem::party::bob, "alice.example", 7766);
 //   bool r = s.run(circ, my_wealth);            bool r = s.run(circ, my_wealth);
 //
-// A session connects once, agrees on the protocol (version, roles), and sets
+// A session connects once, agrees on the protocol (version, roles, garbling
+// hash), and sets
 // up oblivious transfer once: Alice draws the free-XOR Δ that stays fixed for
 // the session, and 128 base OTs seed an IKNP extension whose correlation is
 // that Δ (ot/iknp.hpp). Each run() then
@@ -34,6 +35,7 @@
 
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
+#include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/dsl/compile.hpp>
@@ -67,12 +69,24 @@ constexpr std::string_view to_string(reveal r) noexcept {
     return r == reveal::both ? "both parties" : r == reveal::alice ? "alice only" : "bob only";
 }
 
+/// Which hash garbles the ANDs (crypto/hash.hpp, crypto/fixed_key_hash.hpp).
+enum class garbling_hash : std::uint8_t {
+    rekeyed = 0,    ///< default: the multi-instance tweakable CCR hash (no multi-instance degradation)
+    fixed_key = 1,  ///< opt-in: faster, with the weaker multi-instance bound its header documents
+};
+
+constexpr std::string_view to_string(garbling_hash h) noexcept {
+    return h == garbling_hash::rekeyed ? "rekeyed (default)" : "fixed-key (opt-in)";
+}
+
 struct session_options {
     /// Deadline of every blocking network call once connected (renewed while
     /// bytes move). A peer silent for this long is taken for dead.
     std::chrono::milliseconds timeout = net::default_timeout;
-    /// How long listen()/connect() wait for the peer to show up.
+    /// How long listen()/accept()/connect() wait for the peer to show up.
     std::chrono::milliseconds connect_timeout = net::default_connect_timeout;
+    /// The garbling hash; both parties must choose the same (checked in the handshake).
+    garbling_hash hash = garbling_hash::rekeyed;
 };
 
 /// What one run did, as seen by this party.
@@ -89,10 +103,10 @@ inline constexpr std::uint32_t protocol_version = 1;
 
 class session {
 public:
-    /// Runs the handshake and the OT set-up over an open channel to the peer
-    /// (which keeps its own timeout; listen/accept/connect set options.timeout).
-    session(party me, std::unique_ptr<net::channel> channel)
-        : s_(std::make_unique<state>(me, std::move(channel))) {
+    /// Runs the handshake and the OT set-up over an open channel to the peer.
+    session(party me, std::unique_ptr<net::channel> channel, session_options options = {})
+        : s_(std::make_unique<state>(me, std::move(channel), options.hash)) {
+        s_->ch->set_timeout(options.timeout);
         const auto t0 = net::clock::now();
         handshake();
         set_up_ot();
@@ -103,24 +117,18 @@ public:
     static session listen(party me, std::uint16_t port, session_options options = {},
                           const std::string& address = "0.0.0.0") {
         net::tcp_listener listener(port, address);
-        auto ch = listener.accept(options.connect_timeout);
-        ch->set_timeout(options.timeout);
-        return session(me, std::move(ch));
+        return session(me, listener.accept(options.connect_timeout), options);
     }
 
     /// Takes the next connection of an existing listener (e.g. one bound to
     /// port 0 whose port was handed to the peer), then sets the session up.
     static session accept(party me, net::tcp_listener& listener, session_options options = {}) {
-        auto ch = listener.accept(options.connect_timeout);
-        ch->set_timeout(options.timeout);
-        return session(me, std::move(ch));
+        return session(me, listener.accept(options.connect_timeout), options);
     }
 
     /// Connects to a listening peer (retrying until options.connect_timeout).
     static session connect(party me, const std::string& host, std::uint16_t port, session_options options = {}) {
-        auto ch = net::tcp_connect(host, port, options.connect_timeout);
-        ch->set_timeout(options.timeout);
-        return session(me, std::move(ch));
+        return session(me, net::tcp_connect(host, port, options.connect_timeout), options);
     }
 
     party me() const noexcept { return s_->me; }
@@ -193,10 +201,11 @@ public:
 private:
     // ---- state ------------------------------------------------------------
     struct state {
-        state(party p, std::unique_ptr<net::channel> c) : me(p), ch(std::move(c)) {
+        state(party p, std::unique_ptr<net::channel> c, garbling_hash h) : me(p), hash(h), ch(std::move(c)) {
             if (!ch) throw usage_error("session: no channel given");
         }
         party me;
+        garbling_hash hash;
         std::unique_ptr<net::channel> ch;
         prg rng;
         block delta;  // alice: the session's free-XOR offset (wiped with the OT sender's copy)
@@ -221,12 +230,14 @@ private:
         ch.send_value(hello_magic);
         ch.send_value(protocol_version);
         ch.send_value(static_cast<std::uint8_t>(s_->me));
+        ch.send_value(static_cast<std::uint8_t>(s_->hash));
         const auto magic = ch.recv_value<std::uint64_t>();
         if (magic != hello_magic)
             throw protocol_error("session handshake on " + ch.name() +
                                  ": the peer did not greet as a tandem session; check host and port");
         const auto version = ch.recv_value<std::uint32_t>();
         const auto peer = ch.recv_value<std::uint8_t>();
+        const auto peer_hash = ch.recv_value<std::uint8_t>();
         if (version != protocol_version)
             throw protocol_error("session handshake: protocol versions differ (this party speaks " +
                                  std::to_string(protocol_version) + ", the peer " + std::to_string(version) +
@@ -234,6 +245,12 @@ private:
         if (peer > 1 || static_cast<party>(peer) == s_->me)
             throw protocol_error("session handshake: both parties run as " + std::string(to_string(s_->me)) +
                                  "; one must be alice and the other bob");
+        if (peer_hash != static_cast<std::uint8_t>(s_->hash))
+            throw protocol_error(
+                "session handshake: the parties chose different garbling hashes (this party " +
+                std::string(to_string(s_->hash)) + ", the peer " +
+                (peer_hash <= 1 ? std::string(to_string(static_cast<garbling_hash>(peer_hash))) : "unknown") +
+                "); set session_options::hash alike on both sides");
     }
 
     void set_up_ot() {
@@ -425,7 +442,9 @@ private:
         tandem::detail::wipe_all(q);
 
         gc::channel_sink sink(ch);
-        gc::garbled_outputs g = gc::garble(c, enc, hash_start, sink, s.next_gate);
+        gc::garbled_outputs g = s.hash == garbling_hash::fixed_key
+                                    ? gc::garble<fixed_key_hash>(c, enc, hash_start, sink, s.next_gate)
+                                    : gc::garble<mitccr_hash>(c, enc, hash_start, sink, s.next_gate);
         s.next_gate += g.and_gates;
 
         // The live (non-constant) outputs, in order.
@@ -486,7 +505,9 @@ private:
 
         const std::uint64_t and_gates = c.stats().and_gates;
         gc::channel_source source(ch, 2 * and_gates);
-        std::vector<block> out = gc::evaluate(c, hash_start, source, labels, s.next_gate);
+        std::vector<block> out = s.hash == garbling_hash::fixed_key
+                                     ? gc::evaluate<fixed_key_hash>(c, hash_start, source, labels, s.next_gate)
+                                     : gc::evaluate<mitccr_hash>(c, hash_start, source, labels, s.next_gate);
         tandem::detail::wipe_all(labels);
         s.next_gate += and_gates;
 
