@@ -1,0 +1,203 @@
+// tandem/session/yao.hpp — one run of Yao's protocol, each party's half,
+// after the run headers agreed (session/run_header.hpp).
+//
+//   Bob → Alice    OT extension columns for his input bits (ot/iknp.hpp): his
+//                  label is the COT output t_i, Alice's zero label q_i
+//   Alice → Bob    the hash start S; the active labels of her input bits;
+//                  the garbled tables, streamed while they are produced
+//                  (gc/stream.hpp); if Bob learns the output, H(Z_k) and
+//                  H(Z_k ⊕ Δ) of each output wire k
+//   Bob → Alice    if Alice learns the output, Bob's output labels
+//
+// Outputs are checked, not just decoded: Bob's label must hash to one of the
+// two values he was sent, and a label Bob returns must be Z_k or Z_k ⊕ Δ. A
+// label that fits neither means damaged tables or labels, and the run stops
+// with protocol_error instead of returning a wrong answer. Outputs that are
+// public constants need nothing: both sides know them from the circuit.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/circuit/circuit.hpp>
+#include <tandem/crypto/block.hpp>
+#include <tandem/crypto/fixed_key_hash.hpp>
+#include <tandem/crypto/hash.hpp>
+#include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/wipe.hpp>
+#include <tandem/error.hpp>
+#include <tandem/gc/half_gates.hpp>
+#include <tandem/gc/stream.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/ot/iknp.hpp>
+#include <tandem/session/options.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::detail {
+
+/// What both halves of a run need besides the circuit and the inputs.
+struct yao_run {
+    net::channel& ch;
+    garbling_hash hash;
+    std::uint64_t first_gate;  ///< tweak offset: the ANDs garbled under this Δ so far
+    reveal who;
+    double ot_seconds = 0;     ///< out: time in OT extension
+};
+
+/// Indices of the outputs that are wires, not public constants.
+inline std::vector<std::size_t> live_outputs(const circuit_data& d) {
+    std::vector<std::size_t> live;
+    for (std::size_t k = 0; k < d.output_slots.size(); ++k)
+        if (d.output_slots[k] != output_false && d.output_slots[k] != output_true) live.push_back(k);
+    return live;
+}
+
+/// H(label, k) under keys disjoint from every AND's (the high word of the
+/// key is set), truncated to 64 bits: enough to tell the two labels apart
+/// and to catch damage with probability 1 - 2^-64 per output bit.
+inline void output_hashes(block hash_start, std::span<block> labels, std::size_t copies) {
+    const mitccr_hash h(hash_start ^ block(std::uint64_t{1} << 63, 0));
+    const std::size_t n = labels.size() / copies;
+    if (n > 0) h.hash(0, n, copies, labels.data());
+}
+
+inline std::string corrupted_message(const std::string& what) {
+    return "run: " + what +
+           " is neither of its two valid values: garbled tables or labels were damaged in transit (or the peer is "
+           "not following the protocol); the result is discarded";
+}
+
+template <class F>
+double seconds_of(F&& f) {
+    const auto t0 = net::clock::now();
+    f();
+    return std::chrono::duration<double>(net::clock::now() - t0).count();
+}
+
+/// Alice's half: garbles under `delta`; returns the output bits if she learns
+/// them, and the ANDs garbled in `and_gates`.
+inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender& sender, prg& rng, block delta,
+                                                    const circuit<>& c, const std::vector<bool>& my_bits,
+                                                    std::uint64_t& and_gates) {
+    net::channel& ch = run.ch;
+    const circuit_data& d = c.data();
+
+    // Bob's zero labels: the COT outputs q (he gets q ⊕ b·Δ).
+    std::uint32_t bob_bits = 0;
+    for (const value_layout& in : d.inputs) bob_bits += in.owner == party::bob ? in.bits : 0;
+    std::vector<block> q(bob_bits);
+    run.ot_seconds = seconds_of([&] {
+        if (bob_bits > 0) sender.extend(ch, q);
+    });
+
+    gc::encoding enc{delta, std::vector<block>(d.input_bits)};
+    rng.fill(enc.zero_labels.data(), d.input_bits);
+    const block hash_start = rng.next();
+    ch.send_value(hash_start);
+    std::size_t mine = 0, theirs = 0;
+    for (const value_layout& in : d.inputs)
+        for (std::uint32_t k = 0; k < in.bits; ++k) {
+            const std::uint32_t bit = in.first_bit + k;
+            if (in.owner == party::alice) ch.send_value(enc.label(bit, my_bits[mine++]));
+            else enc.zero_labels[bit] = q[theirs++];
+        }
+    wipe_all(q);
+
+    gc::channel_sink sink(ch);
+    gc::garbled_outputs g = run.hash == garbling_hash::fixed_key
+                                ? gc::garble<fixed_key_hash>(c, enc, hash_start, sink, run.first_gate)
+                                : gc::garble<mitccr_hash>(c, enc, hash_start, sink, run.first_gate);
+    and_gates = g.and_gates;
+
+    const std::vector<std::size_t> live = live_outputs(d);
+    if (run.who != reveal::alice) {  // Bob decodes by matching H(his label) against both
+        std::vector<block> x(2 * live.size());
+        for (std::size_t m = 0; m < live.size(); ++m)
+            x[m] = g.output_zero[live[m]], x[live.size() + m] = g.output_zero[live[m]] ^ delta;
+        output_hashes(hash_start, x, 2);
+        for (const block& b : x) ch.send_value(b.low());
+        wipe_all(x);
+    }
+    ch.flush();
+
+    std::optional<std::vector<bool>> result;
+    if (run.who != reveal::bob) {  // Bob's output labels; each must be one of ours
+        std::vector<bool> bits(d.output_slots.size());
+        for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = g.output.bits[k] != 0;  // the constants
+        for (std::size_t m = 0; m < live.size(); ++m) {
+            const block w = ch.recv_value<block>();
+            const block z = g.output_zero[live[m]];
+            if (w == z) bits[live[m]] = false;
+            else if (w == (z ^ delta)) bits[live[m]] = true;
+            else throw protocol_error(corrupted_message("the evaluator's output label " + std::to_string(live[m])));
+        }
+        result = std::move(bits);
+    }
+    wipe_all(g.output_zero);  // with Δ they open the outputs
+    return result;
+}
+
+/// Bob's half: evaluates as the tables arrive; returns the output bits if he
+/// learns them.
+inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, ot::cot_receiver& receiver, const circuit<>& c,
+                                                      const std::vector<bool>& my_bits) {
+    net::channel& ch = run.ch;
+    const circuit_data& d = c.data();
+
+    const std::vector<std::uint8_t> choices(my_bits.begin(), my_bits.end());
+    std::vector<block> t(choices.size());
+    run.ot_seconds = seconds_of([&] {
+        if (!choices.empty()) receiver.extend(ch, choices, t);
+        ch.flush();
+    });
+
+    const block hash_start = ch.recv_value<block>();
+    std::vector<block> labels(d.input_bits);
+    std::size_t mine = 0;
+    for (const value_layout& in : d.inputs)
+        for (std::uint32_t k = 0; k < in.bits; ++k)
+            labels[in.first_bit + k] = in.owner == party::alice ? ch.recv_value<block>() : t[mine++];
+    wipe_all(t);
+
+    gc::channel_source source(ch, 2 * c.stats().and_gates);
+    std::vector<block> out = run.hash == garbling_hash::fixed_key
+                                 ? gc::evaluate<fixed_key_hash>(c, hash_start, source, labels, run.first_gate)
+                                 : gc::evaluate<mitccr_hash>(c, hash_start, source, labels, run.first_gate);
+    wipe_all(labels);
+
+    const std::vector<std::size_t> live = live_outputs(d);
+    std::optional<std::vector<bool>> result;
+    if (run.who != reveal::alice) {
+        std::vector<bool> bits(d.output_slots.size());
+        for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = d.output_slots[k] == output_true;  // the constants
+        std::vector<std::uint64_t> hashes(2 * live.size());  // H(zero label)s, then H(one label)s
+        if (!hashes.empty()) ch.recv(hashes.data(), hashes.size() * sizeof(std::uint64_t));
+        std::vector<block> x(live.size());
+        for (std::size_t m = 0; m < live.size(); ++m) x[m] = out[live[m]];
+        output_hashes(hash_start, x, 1);
+        for (std::size_t m = 0; m < live.size(); ++m) {
+            const std::uint64_t h = x[m].low();
+            if (h == hashes[m]) bits[live[m]] = false;
+            else if (h == hashes[live.size() + m]) bits[live[m]] = true;
+            else throw protocol_error(corrupted_message("output label " + std::to_string(live[m])));
+        }
+        wipe_all(x);
+        result = std::move(bits);
+    }
+    if (run.who != reveal::bob) {
+        for (std::size_t k : live) ch.send_value(out[k]);
+        ch.flush();
+    }
+    return result;
+}
+
+}  // namespace tandem::detail
+
+TANDEM_CRYPTO_END
