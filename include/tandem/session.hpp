@@ -11,7 +11,8 @@
 // correlation is that Δ (ot/iknp.hpp). Each run() then
 //   1. exchanges a run header (session/run_header.hpp: the circuit's
 //      fingerprint and sizes, who learns the output, the run's number) and
-//      stops with protocol_error naming what differs if the sides disagree;
+//      stops with protocol_error naming what differs if the sides disagree
+//      (Bob's OT extension columns follow his header without waiting);
 //   2. runs one garbler/evaluator exchange (session/yao.hpp): Bob's input
 //      labels by OT extension, Alice's labels, the tables streamed as they are
 //      produced, and outputs opened to whoever learns them — checked, so that
@@ -217,12 +218,23 @@ private:
         state& s = *s_;
         const auto t0 = net::clock::now();
         const std::uint64_t sent0 = s.ch->bytes_sent(), received0 = s.ch->bytes_received();
-        detail::agree_on_run(*s.ch, detail::run_header(who, c, s.runs, s.me));
+        const detail::run_header mine(who, c, s.runs, s.me);
+        mine.send(*s.ch);
         detail::yao_run run{*s.ch, s.hash, s.next_gate, who};
         std::optional<std::vector<bool>> bits;
         std::uint64_t and_gates = c.stats().and_gates;
-        if (s.me == party::alice) bits = detail::garbler_run(run, *s.sender, s.rng, s.delta, c, my_bits, and_gates);
-        else bits = detail::evaluator_run(run, *s.receiver, c, my_bits);
+        if (s.me == party::alice) {
+            detail::check_peer_header(*s.ch, mine);
+            bits = detail::garbler_run(run, *s.sender, s.rng, s.delta, c, my_bits, and_gates);
+        } else {
+            std::vector<block> labels = detail::evaluator_choose(run, *s.receiver, my_bits);
+            const struct wipe_on_exit {
+                std::vector<block>& v;
+                ~wipe_on_exit() { detail::wipe_all(v); }
+            } guard{labels};
+            detail::check_peer_header(*s.ch, mine);
+            bits = detail::evaluator_run(run, c, labels);
+        }
         s.next_gate += and_gates;
         ++s.runs;
         s.last = run_stats{and_gates, s.ch->bytes_sent() - sent0, s.ch->bytes_received() - received0,

@@ -1,7 +1,8 @@
 // tandem/session/run_header.hpp — what both parties state before each run.
 //
-// Each side sends its header, then reads the peer's (one round trip) and
-// compares: the run's number, the circuit's fingerprint (circuit/fingerprint.hpp)
+// Each side sends its header, then reads the peer's and compares (Bob sends
+// his OT extension columns in between, session/yao.hpp, so the run costs no
+// extra round trip): the run's number, the circuit's fingerprint (circuit/fingerprint.hpp)
 // and who learns the output must agree. A difference stops the run with a
 // protocol_error that says what differs — e.g. both circuits' sizes, so a
 // user sees at once that the peer compiled another program.
@@ -60,10 +61,10 @@ private:
     run_header() = default;
 };
 
-/// Sends `mine`, receives the peer's header and checks that they agree.
-inline void agree_on_run(net::channel& ch, const run_header& mine) {
-    mine.send(ch);
-    const run_header peer = run_header::receive(ch);  // flushes ours first
+/// Receives the peer's header (flushing ours, sent before) and checks that
+/// the two agree.
+inline void check_peer_header(net::channel& ch, const run_header& mine) {
+    const run_header peer = run_header::receive(ch);
     if (peer.magic != run_header::magic_value)
         throw protocol_error("run: the peer's run header is malformed (stream out of step or corrupted)");
     if (peer.run != mine.run)

@@ -2,7 +2,12 @@
 // after the run headers agreed (session/run_header.hpp).
 //
 //   Bob → Alice    OT extension columns for his input bits (ot/iknp.hpp): his
-//                  label is the COT output t_i, Alice's zero label q_i
+//                  label is the COT output t_i, Alice's zero label q_i. Bob
+//                  sends them right after his run header, before reading
+//                  Alice's: they depend on nothing of hers, and Alice can
+//                  start garbling half a round trip sooner. (Only Bob sends
+//                  ahead; Alice reads before she sends more than her header,
+//                  so large inputs on both sides cannot fill both links.)
 //   Alice → Bob    the hash start S; the active labels of her input bits;
 //                  the garbled tables, streamed while they are produced
 //                  (gc/stream.hpp); if Bob learns the output, H(Z_k) and
@@ -144,19 +149,23 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
     return result;
 }
 
-/// Bob's half: evaluates as the tables arrive; returns the output bits if he
-/// learns them.
-inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, ot::cot_receiver& receiver, const circuit<>& c,
-                                                      const std::vector<bool>& my_bits) {
-    net::channel& ch = run.ch;
-    const circuit_data& d = c.data();
-
+/// Bob's first step, before he reads Alice's run header: OT extension with
+/// his input bits as choices. Returns his input labels t.
+inline std::vector<block> evaluator_choose(yao_run& run, ot::cot_receiver& receiver, const std::vector<bool>& my_bits) {
     const std::vector<std::uint8_t> choices(my_bits.begin(), my_bits.end());
     std::vector<block> t(choices.size());
     run.ot_seconds = seconds_of([&] {
-        if (!choices.empty()) receiver.extend(ch, choices, t);
-        ch.flush();
+        if (!choices.empty()) receiver.extend(run.ch, choices, t);
+        run.ch.flush();
     });
+    return t;
+}
+
+/// Bob's half after the headers agreed: evaluates as the tables arrive;
+/// returns the output bits if he learns them. Wipes t.
+inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, const circuit<>& c, std::vector<block>& t) {
+    net::channel& ch = run.ch;
+    const circuit_data& d = c.data();
 
     const block hash_start = ch.recv_value<block>();
     std::vector<block> labels(d.input_bits);
