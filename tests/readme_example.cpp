@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
+#include <optional>
+#include <thread>
+
 using tandem::secure_int, tandem::party, tandem::input;
 
 // Alice and Bob each hold a 64-bit wealth; both learn only who is richer,
@@ -21,4 +24,27 @@ TEST_CASE("readme.example") {
     CHECK(gap == 500);
     CHECK(c.eval_plain(3, 2'000'000) == std::tuple<bool, std::int64_t>{false, 1000});
     CHECK(c.stats().and_gates > 0);
+}
+
+TEST_CASE("readme.two_party") {
+    // The README's session snippet, both sides over loopback TCP in two threads.
+    auto c = tandem::compile(richer, input<party::alice, secure_int<64>>,
+                                     input<party::bob, secure_int<64>>);
+    tandem::net::tcp_listener listener(0, "127.0.0.1");
+    std::tuple<bool, std::int64_t> at_bob{};
+    std::optional<std::tuple<bool, std::int64_t>> only_bob;
+    std::thread bob([&, port = listener.port()] {
+        auto s = tandem::session::connect(party::bob, "127.0.0.1", port);
+        at_bob = s.run(c, 4'999'500);
+        only_bob = s.run(tandem::reveal::bob, c, 7);
+    });
+    auto s = tandem::session::accept(party::alice, listener);
+    auto [richer_, gap] = s.run(c, 5'000'000);
+    const auto only_alice = s.run(tandem::reveal::bob, c, 1);
+    bob.join();
+    CHECK(richer_);
+    CHECK(gap == 500);
+    CHECK(at_bob == std::tuple<bool, std::int64_t>{true, 500});
+    CHECK(!only_alice.has_value());
+    CHECK(only_bob == std::tuple<bool, std::int64_t>{false, 6});
 }

@@ -30,7 +30,9 @@ constexpr std::string_view to_string(garbling_hash h) noexcept {
 
 struct session_options {
     /// Deadline of every blocking network call once connected (renewed while
-    /// bytes move). A peer silent for this long is taken for dead.
+    /// bytes move). A peer silent for this long is taken for dead — so it also
+    /// bounds how long one party may wait for the other to reach its next
+    /// run() (compile circuits before opening the session if that is slow).
     std::chrono::milliseconds timeout = net::default_timeout;
     /// How long listen()/accept()/connect() wait for the peer to show up.
     std::chrono::milliseconds connect_timeout = net::default_connect_timeout;
