@@ -163,7 +163,8 @@ public:
         });
         if (!ok)
             throw network_error("accept on port " + std::to_string(port()) + ": no peer connected within " +
-                                std::to_string(timeout.count()) + " ms; start the other party, or check the address and port it connects to");
+                                std::to_string(timeout.count()) +
+                                " ms; start the other party, or check the address and port it connects to");
         if (result) throw network_error("accept on port " + std::to_string(port()) + ": " + result.message());
         // The socket was created on *io; it is only used through its native handle from now on.
         std::string name = "tcp from " + detail::endpoint_name(socket.remote_endpoint(result));
