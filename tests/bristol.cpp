@@ -2,6 +2,8 @@
 // malformed files.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+
+#include "hex_bits.hpp"
 #include <tandem/tandem.hpp>
 
 #include <random>
@@ -14,28 +16,6 @@ using namespace tandem;
 namespace {
 
 const std::string aes_path = TANDEM_SHARED_DIR "/vectors/aes_128.txt";
-
-/// A 16-byte hex string as Bristol bits: big-endian integer, bit 0 = lsb of the last byte.
-std::vector<bool> bits_of_hex(const std::string& hex) {
-    std::vector<bool> bits(128);
-    for (std::size_t byte = 0; byte < 16; ++byte) {
-        const unsigned v = std::stoul(hex.substr(2 * byte, 2), nullptr, 16);
-        for (unsigned k = 0; k < 8; ++k) bits[8 * (15 - byte) + k] = ((v >> k) & 1u) != 0;
-    }
-    return bits;
-}
-
-std::string hex_of_bits(const std::vector<bool>& bits) {
-    std::string hex;
-    const char* digits = "0123456789abcdef";
-    for (std::size_t byte = 0; byte < 16; ++byte) {
-        unsigned v = 0;
-        for (unsigned k = 0; k < 8; ++k) v |= unsigned(bits[8 * (15 - byte) + k]) << k;
-        hex += digits[v >> 4];
-        hex += digits[v & 15];
-    }
-    return hex;
-}
 
 circuit<> round_trip(const circuit<>& c) {
     std::stringstream s;

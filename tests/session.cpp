@@ -3,6 +3,7 @@
 // typed values), who learns the output, handshake mismatches, bad inputs,
 // and damaged or cut streams.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "hex_bits.hpp"
 #include "laws.hpp"
 
 #include <tandem/net/memory.hpp>
@@ -115,15 +116,6 @@ void check_laws_two_party(int runs, std::uint64_t seed) {
         sets.push_back(in);
     }
     check_runs(c, sets, reveal::both);
-}
-
-std::vector<bool> bits_of_hex(const std::string& hex) {  // Bristol order: bit 0 = lsb of the last byte
-    std::vector<bool> bits(128);
-    for (unsigned byte = 0; byte < 16; ++byte) {
-        const unsigned v = static_cast<unsigned>(std::stoul(hex.substr(2 * byte, 2), nullptr, 16));
-        for (unsigned k = 0; k < 8; ++k) bits[8 * (15 - byte) + k] = ((v >> k) & 1u) != 0;
-    }
-    return bits;
 }
 
 const circuit<>& aes() {

@@ -65,15 +65,6 @@ struct decoding {
     std::vector<std::uint8_t> bits;
 };
 
-/// Everything garble() produces besides the tables.
-struct garbling {
-    encoding input;
-    decoding output;
-    block hash_start;                ///< S of the hash: public, the evaluator needs it
-    std::vector<block> output_zero;  ///< zero labels of the outputs (for checking returned labels)
-    std::uint64_t and_gates = 0;     ///< ANDs garbled = tweaks used / 2
-};
-
 /// Gates per hash batch: 8 gates are 16 keys, four 512-bit registers.
 inline constexpr std::size_t garble_batch = 8;
 inline constexpr std::size_t evaluate_batch = 16;
@@ -274,6 +265,13 @@ struct garbled_outputs {
     std::uint64_t and_gates = 0;     ///< ANDs garbled = tweaks used / 2
 };
 
+/// Everything garble() with a PRG produces besides the tables: the outputs
+/// and the encoding and hash start it drew.
+struct garbling : garbled_outputs {
+    encoding input;
+    block hash_start;  ///< S of the hash: public, the evaluator needs it
+};
+
 /// Garbles c under a given encoding (Δ with lsb 1 and the zero label of every
 /// input bit — a session keeps one Δ and takes the evaluator's zero labels
 /// from OT extension), writing its tables to `sink` level by level.
@@ -314,15 +312,12 @@ garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_
 /// Garbles c, drawing Δ, the hash start S and the input labels from `rng`.
 template <class Hash = mitccr_hash, table_sink Sink>
 garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first_gate = 0) {
-    const circuit_data& c = circ.data();
-    garbling out{encoding{rng.next() | block(0, 1), {}}, {}, rng.next(), {}, 0};
-    out.input.zero_labels.resize(c.input_bits);
-    rng.fill(out.input.zero_labels.data(), c.input_bits);
-    garbled_outputs g = garble<Hash>(circ, out.input, out.hash_start, sink, first_gate);
-    out.output = std::move(g.output);
-    out.output_zero = std::move(g.output_zero);
-    out.and_gates = g.and_gates;
-    return out;
+    const std::uint32_t n = circ.data().input_bits;
+    encoding input{rng.next() | block(0, 1), std::vector<block>(n)};
+    rng.fill(input.zero_labels.data(), n);
+    const block hash_start = rng.next();
+    garbled_outputs outputs = garble<Hash>(circ, input, hash_start, sink, first_gate);
+    return garbling{std::move(outputs), std::move(input), hash_start};
 }
 
 /// Evaluates c from its tables and the active labels of its input bits;

@@ -46,9 +46,6 @@ public:
         return r;
     }
 
-    /// Blocks announced but not read yet.
-    std::uint64_t remaining() const noexcept { return left_ + (end_ - pos_); }
-
 private:
     void refill(std::size_t n) {
         const std::size_t have = end_ - pos_;
