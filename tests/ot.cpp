@@ -75,6 +75,7 @@ class tape_channel final : public net::channel {
 public:
     tape_channel() : channel("tape") {}
     void close() noexcept override {}
+    void interrupt() noexcept override {}
     std::vector<std::byte> tape;
     std::size_t pos = 0;
 

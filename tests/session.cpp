@@ -325,6 +325,7 @@ public:
         armed_ = true;
     }
     void close() noexcept override { inner_->close(); }
+    void interrupt() noexcept override { inner_->interrupt(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {

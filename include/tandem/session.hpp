@@ -20,6 +20,13 @@
 // Tweaks continue across runs (every AND under the session's Δ gets its own),
 // and each run draws a fresh hash start.
 //
+// With session_options::threads = W > 1 the session opens W - 1 more
+// connections after the handshake (worker links, each introduced by the
+// session's id and its index); a run's parallel regions and wide levels are
+// garbled and evaluated by W workers per party on a oneTBB flow graph, each
+// streaming its tables over its own link (exec/). Inputs, OT and outputs stay
+// on the main connection.
+//
 // Security: semi-honest (DESIGN §9). A session is used by one thread at a
 // time. A failed run closes the connection at once (so the peer fails too,
 // without waiting for its deadline) and leaves the session unusable; open a
@@ -34,6 +41,7 @@
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/dsl/compile.hpp>
 #include <tandem/error.hpp>
+#include <tandem/exec/plan.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/tcp.hpp>
 #include <tandem/ot/iknp.hpp>
@@ -45,6 +53,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,32 +66,52 @@ namespace tandem {
 
 class session {
 public:
-    /// Runs the handshake and the OT set-up over an open channel to the peer.
-    session(party me, std::unique_ptr<net::channel> channel, session_options options = {})
-        : s_(std::make_unique<state>(me, std::move(channel), options.hash)) {
+    /// Opens one more connection to the peer (a worker link): Alice's accepts,
+    /// Bob's connects. Called threads - 1 times while the session is set up.
+    using link_opener = std::function<std::unique_ptr<net::channel>()>;
+
+    /// Runs the handshake and the OT set-up over an open channel to the peer;
+    /// with options.threads > 1, `open_link` provides the worker links.
+    session(party me, std::unique_ptr<net::channel> channel, session_options options = {},
+            link_opener open_link = {})
+        : s_(std::make_unique<state>(me, std::move(channel), options)) {
+        if (options.threads > 1 && !open_link)
+            throw usage_error("session: threads = " + std::to_string(options.threads) +
+                              " needs a way to open the other connections; use session::listen/accept/connect, "
+                              "or pass a link_opener");
         s_->ch->set_timeout(options.timeout);
         const auto t0 = net::clock::now();
         handshake();
         set_up_ot();
+        open_worker_links(open_link, options.timeout);
         s_->setup_seconds = std::chrono::duration<double>(net::clock::now() - t0).count();
     }
 
     /// Waits on `port` for the peer to connect, then sets the session up.
     static session listen(party me, std::uint16_t port, session_options options = {},
                           const std::string& address = "0.0.0.0") {
-        net::tcp_listener listener(port, address);
-        return session(me, listener.accept(options.connect_timeout), options);
+        auto listener = std::make_shared<net::tcp_listener>(port, address);
+        auto main = listener->accept(options.connect_timeout);
+        return session(me, std::move(main), options, [listener, t = options.connect_timeout] {
+            return std::unique_ptr<net::channel>(listener->accept(t));
+        });
     }
 
     /// Takes the next connection of an existing listener (e.g. one bound to
-    /// port 0 whose port was handed to the peer), then sets the session up.
+    /// port 0 whose port was handed to the peer), then sets the session up;
+    /// worker links are accepted from the same listener.
     static session accept(party me, net::tcp_listener& listener, session_options options = {}) {
-        return session(me, listener.accept(options.connect_timeout), options);
+        return session(me, listener.accept(options.connect_timeout), options, [&listener, t = options.connect_timeout] {
+            return std::unique_ptr<net::channel>(listener.accept(t));
+        });
     }
 
     /// Connects to a listening peer (retrying until options.connect_timeout).
     static session connect(party me, const std::string& host, std::uint16_t port, session_options options = {}) {
-        return session(me, net::tcp_connect(host, port, options.connect_timeout), options);
+        return session(me, net::tcp_connect(host, port, options.connect_timeout), options,
+                       [host, port, t = options.connect_timeout] {
+                           return std::unique_ptr<net::channel>(net::tcp_connect(host, port, t));
+                       });
     }
 
     party me() const noexcept { return s_->me; }
@@ -90,6 +119,8 @@ public:
     double setup_seconds() const noexcept { return s_->setup_seconds; }
     const run_stats& last_run() const noexcept { return s_->last; }
     net::channel& channel() noexcept { return *s_->ch; }
+    /// Workers per party (session_options::threads).
+    std::uint32_t threads() const noexcept { return s_->threads; }
 
     /// Runs a typed circuit; `mine` are this party's inputs, in the order the
     /// circuit declares them (the other party's are skipped). Both parties
@@ -142,15 +173,19 @@ public:
         } catch (const std::exception& e) {
             s_->broken = true;
             s_->broken_why = e.what();
-            s_->ch->close();  // the peer fails now instead of at its deadline
+            for (net::channel* l : s_->links) l->close();  // the peer fails now instead of at its deadline
             throw;
         }
     }
 
 private:
     struct state {
-        state(party p, std::unique_ptr<net::channel> c, garbling_hash h) : me(p), hash(h), ch(std::move(c)) {
+        state(party p, std::unique_ptr<net::channel> c, const session_options& o)
+            : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)) {
             if (!ch) throw usage_error("session: no channel given");
+            if (threads == 0 || threads > 256)
+                throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
+            links.push_back(ch.get());
         }
         state(const state&) = delete;
         state& operator=(const state&) = delete;
@@ -158,7 +193,11 @@ private:
 
         party me;
         garbling_hash hash;
+        std::uint32_t threads;
         std::unique_ptr<net::channel> ch;
+        std::vector<std::unique_ptr<net::channel>> worker_links;  // links 1 .. threads-1
+        std::vector<net::channel*> links;                          // ch, then the worker links
+        std::uint64_t session_id = 0;                              // names this session on its worker links
         prg rng;
         block delta;                               // alice: the session's free-XOR offset
         std::optional<ot::cot_sender> sender;      // alice
@@ -180,6 +219,7 @@ private:
         ch.send_value(protocol_version);
         ch.send_value(static_cast<std::uint8_t>(s_->me));
         ch.send_value(static_cast<std::uint8_t>(s_->hash));
+        ch.send_value(s_->threads);
         const auto magic = ch.recv_value<std::uint64_t>();
         if (magic != hello_magic)
             throw protocol_error("session handshake on " + ch.name() +
@@ -187,6 +227,7 @@ private:
         const auto version = ch.recv_value<std::uint32_t>();
         const auto peer = ch.recv_value<std::uint8_t>();
         const auto peer_hash = ch.recv_value<std::uint8_t>();
+        const auto peer_threads = ch.recv_value<std::uint32_t>();
         if (version != protocol_version)
             throw protocol_error("session handshake: protocol versions differ (this party speaks " +
                                  std::to_string(protocol_version) + ", the peer " + std::to_string(version) +
@@ -200,6 +241,47 @@ private:
                 std::string(to_string(s_->hash)) + ", the peer " +
                 (peer_hash <= 1 ? std::string(to_string(static_cast<garbling_hash>(peer_hash))) : "unknown") +
                 "); set session_options::hash alike on both sides");
+        if (peer_threads != s_->threads)
+            throw protocol_error("session handshake: the parties chose different thread counts (this party " +
+                                 std::to_string(s_->threads) + ", the peer " + std::to_string(peer_threads) +
+                                 "); set session_options::threads (--threads) alike on both sides");
+    }
+
+    static constexpr std::uint64_t link_magic = 0x314b4e494c444e54ull;  // "TNDLINK1"
+
+    /// Opens links 1 .. threads-1. Bob introduces each with the session id
+    /// Alice drew and its index, so a stray connection is not taken for one.
+    void open_worker_links(const link_opener& open, std::chrono::milliseconds timeout) {
+        state& s = *s_;
+        if (s.threads == 1) return;
+        if (s.me == party::alice) {
+            s.session_id = s.rng.next().low();
+            s.ch->send_value(s.session_id);
+            s.ch->flush();
+        } else {
+            s.session_id = s.ch->recv_value<std::uint64_t>();
+        }
+        for (std::uint32_t k = 1; k < s.threads; ++k) {
+            std::unique_ptr<net::channel> link = open();
+            link->set_timeout(timeout);
+            if (s.me == party::bob) {
+                link->send_value(link_magic);
+                link->send_value(s.session_id);
+                link->send_value(k);
+                link->flush();
+            } else {
+                const auto magic = link->recv_value<std::uint64_t>();
+                const auto id = link->recv_value<std::uint64_t>();
+                const auto index = link->recv_value<std::uint32_t>();
+                if (magic != link_magic || id != s.session_id || index != k)
+                    throw protocol_error("session set-up: worker connection " + std::to_string(k) + " on " +
+                                         link->name() +
+                                         " does not belong to this session (another client connected to the "
+                                         "port?); retry on a port only the peer uses");
+            }
+            s.links.push_back(link.get());
+            s.worker_links.push_back(std::move(link));
+        }
     }
 
     /// Alice draws Δ (lsb 1, for point-and-permute) and becomes the COT sender
@@ -217,10 +299,16 @@ private:
     std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c, const std::vector<bool>& my_bits) {
         state& s = *s_;
         const auto t0 = net::clock::now();
-        const std::uint64_t sent0 = s.ch->bytes_sent(), received0 = s.ch->bytes_received();
+        const auto bytes = [&](bool sent) {
+            std::uint64_t n = 0;
+            for (const net::channel* l : s.links) n += sent ? l->bytes_sent() : l->bytes_received();
+            return n;
+        };
+        const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
         const detail::run_header mine(who, c, s.runs, s.me);
         mine.send(*s.ch);
-        detail::yao_run run{*s.ch, s.hash, s.next_gate, who};
+        const exec::plan plan = exec::make_plan(c, s.threads);
+        detail::yao_run run{*s.ch, s.links, plan, s.hash, s.next_gate, who};
         std::optional<std::vector<bool>> bits;
         std::uint64_t and_gates = c.stats().and_gates;
         if (s.me == party::alice) {
@@ -237,7 +325,7 @@ private:
         }
         s.next_gate += and_gates;
         ++s.runs;
-        s.last = run_stats{and_gates, s.ch->bytes_sent() - sent0, s.ch->bytes_received() - received0,
+        s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
                            std::chrono::duration<double>(net::clock::now() - t0).count(), run.ot_seconds};
         return bits;
     }

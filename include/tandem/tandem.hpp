@@ -3,6 +3,7 @@
 
 #include <tandem/circuit/bristol.hpp>
 #include <tandem/circuit/circuit.hpp>
+#include <tandem/circuit/flatten.hpp>
 #include <tandem/circuit/stats.hpp>
 #include <tandem/crypto/aes.hpp>
 #include <tandem/crypto/block.hpp>
@@ -12,8 +13,11 @@
 #include <tandem/dsl/bit.hpp>
 #include <tandem/dsl/compile.hpp>
 #include <tandem/dsl/integer.hpp>
+#include <tandem/dsl/parallel.hpp>
 #include <tandem/dsl/value_traits.hpp>
 #include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
+#include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
 #include <tandem/gc/stream.hpp>
 #include <tandem/gc/tables.hpp>

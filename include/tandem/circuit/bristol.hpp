@@ -15,6 +15,7 @@
 
 #include <tandem/circuit/builder.hpp>
 #include <tandem/circuit/circuit.hpp>
+#include <tandem/circuit/flatten.hpp>
 #include <tandem/circuit/layout.hpp>
 #include <tandem/error.hpp>
 
@@ -201,7 +202,8 @@ inline circuit<> read_file(const std::string& path, std::vector<party> owners = 
 /// directly by their gates where possible; an output that is an input, a
 /// constant or a repeat of another output gets an EQW/EQ gate of its own.
 inline void write(std::ostream& out, const circuit<>& c) {
-    const circuit_data& d = c.data();
+    const circuit<> flat = flatten(c);
+    const circuit_data& d = flat.data();
     constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
     // Which gate writes the slot each output bit reads at the end.
     std::vector<std::uint64_t> slot_writer(d.slot_count, none);

@@ -12,12 +12,17 @@
 #include <tandem/circuit/circuit_data.hpp>
 #include <tandem/detail/big_vector.hpp>
 #include <tandem/error.hpp>
+#include <tandem/party.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tandem::detail {
@@ -50,8 +55,25 @@ struct recorded_gate {
     std::uint32_t uses;        ///< gates reading this wire, plus one per output naming it
 
     static constexpr std::uint32_t max_level = (1u << 29) - 1;
+    /// Kind code of a region output: a wire written by a region instance, not a gate.
+    static constexpr std::uint32_t region_output = 3;
     std::uint32_t level() const noexcept { return (level_kind >> 2) & max_level; }
     gate_kind kind() const noexcept { return static_cast<gate_kind>(level_kind & 3u); }
+    bool is_region_output() const noexcept { return (level_kind & 3u) == region_output; }
+};
+
+/// A parallel region as recorded: its bodies already laid out, and for each
+/// instance the outer wires it reads and the first of its output wires.
+struct recorded_region {
+    std::string name;
+    std::uint32_t level;  ///< the level number the region occupies between sequential gates
+    std::vector<circuit_data> bodies;
+    struct instance {
+        std::uint32_t body;
+        std::uint32_t first_output;  ///< wire id of its first output (region_output entries)
+        std::vector<std::uint32_t> imports;  ///< outer wire ids, in order of first use
+    };
+    std::vector<instance> instances;
 };
 
 /// Everything a builder has recorded; consumed by lay_out() (layout.hpp).
@@ -65,6 +87,7 @@ struct recording {
     std::vector<std::uint32_t> output_wires;  ///< wire ids, or output_false/output_true
     std::vector<std::uint32_t> input_uses;    ///< uses of wire k, for k <= input_bits
     std::uint32_t max_level = 0;
+    std::vector<recorded_region> regions;     ///< in record order (increasing level)
 
     std::uint32_t first_gate_wire() const noexcept { return input_bits + 1; }
     /// Readers of wire w (gates and outputs).
@@ -83,12 +106,13 @@ public:
     builder& operator=(const builder&) = delete;
 
     /// Identifies this builder; DSL values carry it to catch mixing of compiles.
+    /// Values computed inside a region instance carry the instance's serial instead.
     std::uint32_t serial() const noexcept { return serial_; }
 
     /// Declares the next input value; returns the reference of its first bit.
     /// All inputs must be declared before the first gate.
     wire_ref add_input_value(party owner, std::uint32_t bits) {
-        if (!rec_.gates.empty())
+        if (!rec_.gates.empty() || region_)
             internal_error("inputs must be declared before any gate is recorded");
         const std::uint32_t first = rec_.input_bits;
         rec_.inputs.push_back({owner, first, bits});
@@ -107,7 +131,7 @@ public:
         if (a.id() == b.id()) return a == b ? a : false_ref;
         const std::uint32_t x = materialize(a);
         const std::uint32_t y = materialize(b);
-        return wire_ref{emit(gate_kind::and_gate, x, y, std::max(level(x), level(y)) + 1) << 1};
+        return wire_ref{emit(gate_kind::and_gate, x, y) << 1};
     }
 
     wire_ref xor_(wire_ref a, wire_ref b) {
@@ -115,9 +139,7 @@ public:
         if (a.is_constant()) return wire_ref{b.v ^ (a.v & 1u)};
         if (b.is_constant()) return wire_ref{a.v ^ (b.v & 1u)};
         if (a.id() == b.id()) return constant_ref(flip != 0);
-        const std::uint32_t x = a.id();
-        const std::uint32_t y = b.id();
-        return wire_ref{(emit(gate_kind::xor_gate, x, y, std::max(level(x), level(y))) << 1) | flip};
+        return wire_ref{(emit(gate_kind::xor_gate, a.id(), b.id()) << 1) | flip};
     }
 
     /// a | b = a ^ b ^ (a & b): one AND.
@@ -128,6 +150,7 @@ public:
 
     /// Declares the next output value from its bits.
     void add_output_value(const wire_ref* bits, std::uint32_t count) {
+        if (region_) internal_error("outputs declared inside a parallel region");
         rec_.outputs.push_back({party::alice, static_cast<std::uint32_t>(rec_.output_wires.size()), count});
         for (std::uint32_t i = 0; i < count; ++i) {
             const wire_ref r = bits[i];
@@ -146,19 +169,165 @@ public:
     /// Hands over what was recorded; the builder is empty afterwards.
     recording take() && { return std::move(rec_); }
 
+    // ---- Parallel regions (DESIGN §3; dsl/parallel.hpp is the user's side) ----
+    //
+    // While an instance is open, gates go to a recording of their own in a
+    // canonical form: operands are the instance's own gates or its imports —
+    // outer wires numbered by first use. Instances of the same code on
+    // different data therefore record identical forms, and each distinct form
+    // is laid out once as a body. Instance wire ids start at `base` (the next
+    // outer id), and each instance gets a fresh serial for its values, so a
+    // value of one instance used in another, or used after the region without
+    // being returned, is caught by serial instead of silently aliasing.
+
+    bool in_instance() const noexcept { return region_ && region_->open; }
+
+    /// Serial that new values get: the open instance's, else the builder's.
+    std::uint32_t current_serial() const noexcept { return in_instance() ? region_->inst.serial : serial_; }
+
+    /// Whether values owned by `owner` may be used now.
+    bool accepts(std::uint32_t owner) const noexcept { return owner == serial_ || owner == current_serial(); }
+
+    /// The error for using a value owned by `owner` here (accepts(owner) is false).
+    [[noreturn]] void reject(std::uint32_t owner) const {
+        const auto it = instance_region_.find(owner);
+        if (it != instance_region_.end() && region_ && it->second == rec_.regions.size())
+            throw usage_error("tandem: " + region_->name + ": an instance reads a value computed by another "
+                              "instance of the same region; instances may read only values that existed before "
+                              "the region (compute it before the region, or combine the results afterwards, e.g. "
+                              "with tandem::reduce)");
+        if (it != instance_region_.end())
+            throw usage_error("tandem: " + rec_.regions[it->second].name +
+                              ": a value computed inside an instance was used after the region without being "
+                              "returned by the body; return everything the rest of the function needs");
+        throw usage_error(
+            "tandem: a secure value recorded by another tandem::compile call was used in this one (captured "
+            "from an earlier or concurrent compile?); pass data between compiles as plain values");
+    }
+
+    void begin_region(std::string name) {
+        if (region_) internal_error("nested parallel region");
+        region_ = std::make_unique<open_region>();
+        region_->name = std::move(name);
+        region_->base = rec_.first_gate_wire() + static_cast<std::uint32_t>(rec_.gates.size());
+    }
+
+    void begin_instance() {
+        instance_recording& in = region_->inst;
+        in = instance_recording{};
+        in.serial = next_serial();
+        instance_region_.emplace(in.serial, static_cast<std::uint32_t>(rec_.regions.size()));
+        region_->open = true;
+    }
+
+    /// Closes the open instance; `returned` are the bits its body returned.
+    void end_instance(std::span<const wire_ref> returned) {
+        open_region& r = *region_;
+        instance_recording& in = r.inst;
+        r.open = false;
+        // Outputs: the instance's own gates among the returned bits, once each.
+        std::vector<std::uint32_t> outputs;
+        r.returned.reserve(r.returned.size() + returned.size());
+        for (const wire_ref ref : returned) {
+            if (ref.is_constant() || ref.id() < r.base) {  // a constant or an outer wire: passes through
+                r.returned.push_back(ref.v);
+                continue;
+            }
+            const std::uint32_t g = ref.id() - r.base;
+            std::uint32_t j = 0;
+            while (j < outputs.size() && outputs[j] != g) ++j;
+            if (j == outputs.size()) outputs.push_back(g);
+            r.returned.push_back(std::uint64_t{1} << 32 | (j << 1) | (ref.v & 1u));
+        }
+        // Canonical key: the gates, the import count, the outputs.
+        std::vector<std::uint32_t> key = std::move(in.code);
+        key.push_back(static_cast<std::uint32_t>(in.imports.size()));
+        key.insert(key.end(), outputs.begin(), outputs.end());
+        std::uint64_t h = 0x6a09e667f3bcc908ull ^ key.size();
+        for (const std::uint32_t k : key) h = (std::rotl(h, 23) ^ k) * 0x9E3779B97F4A7C15ull;
+        std::uint32_t body = static_cast<std::uint32_t>(r.keys.size());
+        for (auto [it, last] = r.by_hash.equal_range(h); it != last; ++it)
+            if (r.keys[it->second] == key) body = it->second;
+        if (body == r.keys.size()) {
+            r.rec.bodies.push_back(lay_out_body(key, in.imports.size(), outputs));
+            r.by_hash.emplace(h, body);
+            r.keys.push_back(std::move(key));
+        }
+        r.rec.instances.push_back({body, 0, std::move(in.imports)});
+        r.output_counts.push_back(static_cast<std::uint32_t>(outputs.size()));
+        r.returned_counts.push_back(static_cast<std::uint32_t>(returned.size()));
+    }
+
+    /// Closes the region. Returns the returned bits of every instance, in
+    /// order, as references of the outer circuit (to its region outputs).
+    std::vector<wire_ref> end_region() {
+        std::unique_ptr<open_region> r = std::move(region_);
+        std::vector<wire_ref> out;
+        out.reserve(r->returned.size());
+        std::uint32_t outputs = 0;
+        for (const std::uint32_t n : r->output_counts) outputs += n;
+        if (outputs == 0) {  // nothing computed (constants, pass-through): no region
+            for (const std::uint64_t v : r->returned) out.push_back(wire_ref{static_cast<std::uint32_t>(v)});
+            return out;
+        }
+        // The region takes a level of its own after everything recorded so far;
+        // gates recorded after it start above it.
+        const std::uint32_t level = rec_.max_level + 1;
+        if (level + 1 > recorded_gate::max_level)
+            throw usage_error("tandem::compile: the circuit is deeper than 2^29 levels; split the computation");
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < r->rec.instances.size(); ++i) {
+            recorded_region::instance& inst = r->rec.instances[i];
+            inst.first_output = next_wire_id();
+            for (std::uint32_t j = 0; j < r->output_counts[i]; ++j) {
+                next_wire_id();  // checks the id space
+                rec_.gates.push_back({0, 0, level << 2 | recorded_gate::region_output, 0, 0});
+            }
+            for (const std::uint32_t w : inst.imports) ++rec_.uses(w);
+            for (std::uint32_t m = 0; m < r->returned_counts[i]; ++m, ++k) {
+                const std::uint64_t v = r->returned[k];
+                out.push_back(v >> 32 ? wire_ref{((inst.first_output + (static_cast<std::uint32_t>(v) >> 1)) << 1) |
+                                                 (static_cast<std::uint32_t>(v) & 1u)}
+                                      : wire_ref{static_cast<std::uint32_t>(v)});
+            }
+        }
+        r->rec.name = std::move(r->name);
+        r->rec.level = level;
+        rec_.regions.push_back(std::move(r->rec));
+        rec_.max_level = level;
+        floor_ = level + 1;
+        segment_and_count_ = 0;
+        return out;
+    }
+
+    /// Drops an open region after an exception in its body.
+    void abandon_region() noexcept { region_.reset(); }
+
 private:
     static std::uint32_t next_serial() {
         static std::atomic<std::uint32_t> counter{0};
         return ++counter;  // 0 is reserved for "no builder" (public constants)
     }
 
-    /// AND depth of a wire: 0 for the constant and the inputs.
+    /// The id the next outer gate gets.
+    std::uint32_t next_wire_id() const {
+        const std::size_t id = std::size_t{rec_.first_gate_wire()} + rec_.gates.size();
+        if (id >= (std::size_t{1} << 31) - 1)
+            throw usage_error("tandem::compile: the circuit exceeds 2^31 wires; split the computation");
+        return static_cast<std::uint32_t>(id);
+    }
+
+    /// AND depth of an outer wire: 0 for the constant and the inputs.
     std::uint32_t level(std::uint32_t w) const noexcept {
         return w < rec_.first_gate_wire() ? 0 : rec_.gates[w - rec_.first_gate_wire()].level();
     }
 
     /// The cached NOT gate of wire w (0 if none yet).
-    std::uint32_t& not_of(std::uint32_t w) noexcept {
+    std::uint32_t& not_of(std::uint32_t w) {
+        if (in_instance()) {
+            instance_recording& in = region_->inst;
+            return w >= region_->base ? in.gate_not[w - region_->base] : in.import_not[import(w)];
+        }
         return w < rec_.first_gate_wire() ? input_not_[w] : rec_.gates[w - rec_.first_gate_wire()].not_of;
     }
 
@@ -167,31 +336,85 @@ private:
         if (!r.negated()) return r.id();
         const std::uint32_t id = r.id();
         if (not_of(id) == 0) {
-            const std::uint32_t n = emit(gate_kind::not_gate, id, id, level(id));
+            const std::uint32_t n = emit(gate_kind::not_gate, id, id);
             not_of(id) = n;  // looked up again: emit() may reallocate the gates
         }
         return not_of(id);
     }
 
-    std::uint32_t emit(gate_kind kind, std::uint32_t x, std::uint32_t y, std::uint32_t lvl) {
-        // Segments: no gate goes below the current segment's floor (see segment_ands).
+    std::uint32_t emit(gate_kind kind, std::uint32_t x, std::uint32_t y) {
+        if (in_instance()) return emit_in_instance(kind, x, y);
         const bool is_and = kind == gate_kind::and_gate;
+        std::uint32_t lvl = std::max(level(x), level(y)) + (is_and ? 1u : 0u);
+        // Segments: no gate goes below the current segment's floor (see segment_ands).
         lvl = std::max(lvl, floor_ + (is_and ? 1u : 0u));
         if (is_and && ++segment_and_count_ == segment_ands) {
             segment_and_count_ = 0;
             floor_ = std::max(rec_.max_level, lvl);
         }
-        const std::size_t id = std::size_t{rec_.first_gate_wire()} + rec_.gates.size();
-        if (id >= (std::size_t{1} << 31) - 1)
-            throw usage_error("tandem::compile: the circuit exceeds 2^31 wires; split the computation");
+        const std::uint32_t id = next_wire_id();
         if (lvl > recorded_gate::max_level)
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
         rec_.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0});
         ++rec_.uses(x);
         if (y != x) ++rec_.uses(y);  // a NOT reads its operand once
         rec_.max_level = std::max(rec_.max_level, lvl);
-        return static_cast<std::uint32_t>(id);
+        return id;
     }
+
+    // ---- instance recording ----
+
+    struct instance_recording {
+        std::uint32_t serial = 0;
+        std::vector<std::uint32_t> code;  ///< 3 words per gate: kind, operand, operand
+        std::unordered_map<std::uint32_t, std::uint32_t> import_index;  ///< outer wire -> import
+        std::vector<std::uint32_t> imports;                             ///< outer wire ids
+        std::vector<std::uint32_t> import_not, gate_not;  ///< NOT gates (instance wire ids), 0 = none
+    };
+    struct open_region {
+        std::string name;
+        std::uint32_t base = 0;  ///< wire id of an instance's first gate
+        bool open = false;
+        instance_recording inst;
+        std::vector<std::vector<std::uint32_t>> keys;  ///< canonical form of each body
+        std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash;
+        recorded_region rec;
+        std::vector<std::uint64_t> returned;  ///< per returned bit: a ref, or 1<<32 | output<<1 | negated
+        std::vector<std::uint32_t> output_counts, returned_counts;
+    };
+
+    /// Import number of outer wire w in the open instance (numbered by first use).
+    std::uint32_t import(std::uint32_t w) {
+        instance_recording& in = region_->inst;
+        const auto [it, fresh] = in.import_index.try_emplace(w, static_cast<std::uint32_t>(in.imports.size()));
+        if (fresh) {
+            in.imports.push_back(w);
+            in.import_not.push_back(0);
+        }
+        return it->second;
+    }
+
+    /// Operand code: instance gate g -> 2g, import k -> 2k + 1.
+    std::uint32_t code_of(std::uint32_t w) {
+        return w >= region_->base ? (w - region_->base) << 1 : import(w) << 1 | 1u;
+    }
+
+    std::uint32_t emit_in_instance(gate_kind kind, std::uint32_t x, std::uint32_t y) {
+        instance_recording& in = region_->inst;
+        const std::size_t g = in.code.size() / 3;
+        if (std::size_t{region_->base} + g >= (std::size_t{1} << 31) - 1)
+            throw usage_error("tandem::compile: a region instance exceeds 2^31 wires; split the computation");
+        const std::uint32_t cx = code_of(x);
+        const std::uint32_t cy = y == x ? cx : code_of(y);
+        in.code.insert(in.code.end(), {static_cast<std::uint32_t>(kind), cx, cy});
+        in.gate_not.push_back(0);
+        return region_->base + static_cast<std::uint32_t>(g);
+    }
+
+    /// Lays out one body from its canonical form: inputs are the imports,
+    /// outputs the given instance gates; levels by AND depth.
+    static circuit_data lay_out_body(const std::vector<std::uint32_t>& key, std::size_t imports,
+                                     const std::vector<std::uint32_t>& outputs);
 
     // Levelling is ASAP within segments of `segment_ands` ANDs in record
     // order; each segment starts at the last level of the one before. Without
@@ -201,6 +424,7 @@ private:
     // 19 M AND/s garbling alone). With them, about one segment's wires are
     // live and each level still holds thousands of ANDs for batching.
     // Circuits smaller than a segment are levelled exactly by AND depth.
+    // A region also starts a new floor: what follows it is levelled above it.
     static constexpr std::uint32_t segment_ands = std::uint32_t{1} << 18;
     std::uint32_t floor_ = 0;
     std::uint32_t segment_and_count_ = 0;
@@ -208,6 +432,8 @@ private:
     std::uint32_t serial_;
     recording rec_;
     std::vector<std::uint32_t> input_not_;  ///< NOT gates of the constant and input wires
+    std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
+    std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region index
 };
 
 }  // namespace tandem::detail

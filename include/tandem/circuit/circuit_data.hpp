@@ -6,9 +6,16 @@
 //    independent, the unit of batching and of FGP), then from xor_begin its
 //    XOR and NOT gates in topological order. The level of a wire is its AND
 //    depth; level 0 has no ANDs.
-//  * `steps` cut the levels into sequential blocks and parallel regions. Until
-//    regions land every circuit is one sequential block; passes that walk
-//    `steps` rather than `levels` keep working when regions arrive.
+//  * `steps` are the circuit in execution order: sequential blocks (a run of
+//    levels of `gates`) and parallel regions (DESIGN §3). Passes walk steps.
+//  * A region is n instances of a body. Each distinct body is stored once as
+//    a circuit_data of its own (inputs in slots [0, input_bits), outputs in
+//    output_slots, no regions inside), and each instance is a body index plus
+//    a wire map into this circuit's slots: first the slots its inputs are read
+//    from, then the slots its outputs are written to (`unused_slot` for an
+//    output nobody reads). Instances read only slots written before the
+//    region and write only their own outputs, so they may run in any order or
+//    at once.
 //  * Inputs: the bits of all input values, in argument order, start in slots
 //    [0, input_bits). `inputs[i]` says who owns value i and which bits it has.
 //  * Outputs: `output_slots[k]` is the slot holding output bit k when the
@@ -20,6 +27,8 @@
 #include <tandem/party.hpp>
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace tandem {
@@ -34,11 +43,12 @@ struct level_range {
 
 enum class step_kind : std::uint8_t { sequential, region };
 
-/// A contiguous run of levels executed as one unit of the plan.
+/// One unit of the plan: a run of levels, or a parallel region.
 struct step {
     step_kind kind;
-    std::uint32_t level_begin;
+    std::uint32_t level_begin;  ///< sequential: levels [level_begin, level_end); region: both = levels before it
     std::uint32_t level_end;
+    std::uint32_t region = 0;   ///< region: index into circuit_data::regions
 };
 
 /// Where one input or output value lives among the circuit's bits.
@@ -52,6 +62,11 @@ struct value_layout {
 inline constexpr std::uint32_t output_false = 0xFFFFFFFEu;
 inline constexpr std::uint32_t output_true = 0xFFFFFFFFu;
 
+struct region_data;
+
+/// Wire-map marker: an instance output that nothing reads.
+inline constexpr std::uint32_t unused_slot = 0xFFFFFFFFu;
+
 struct circuit_data {
     detail::big_vector<gate> gates;
     std::vector<level_range> levels;
@@ -62,6 +77,28 @@ struct circuit_data {
     std::uint32_t input_bits = 0;
     std::uint32_t slot_count = 0;  ///< peak working set, in slots
     std::uint64_t wire_count = 0;  ///< distinct wires: input bits + gates
+    std::vector<region_data> regions;
+};
+
+/// One instance of a region: its body and where its wire map starts.
+struct region_instance {
+    std::uint32_t body;       ///< index into region_data::bodies
+    std::uint32_t map_begin;  ///< index into region_data::wire_map
+};
+
+struct region_data {
+    std::string name;                      ///< where the region was written (for messages)
+    std::vector<circuit_data> bodies;      ///< distinct structures, each stored once
+    std::vector<region_instance> instances;
+    /// Per instance: bodies[b].input_bits input slots, then one slot per output.
+    std::vector<std::uint32_t> wire_map;
+
+    std::span<const std::uint32_t> inputs_of(const region_instance& i) const noexcept {
+        return {wire_map.data() + i.map_begin, bodies[i.body].input_bits};
+    }
+    std::span<const std::uint32_t> outputs_of(const region_instance& i) const noexcept {
+        return {wire_map.data() + i.map_begin + bodies[i.body].input_bits, bodies[i.body].output_slots.size()};
+    }
 };
 
 }  // namespace tandem

@@ -45,9 +45,8 @@ private:
 
 }  // namespace detail
 
-inline circuit_fingerprint compute_fingerprint(const circuit_data& c) {
-    detail::fingerprint_mixer m;
-    m.add(0x74616e64656d3031ull);  // "tandem01": changes if the encoding below changes
+namespace detail {
+inline void mix_circuit(fingerprint_mixer& m, const circuit_data& c) {
     m.add2(c.input_bits, c.slot_count);
     m.add(c.gates.size());
     for (const gate& g : c.gates) {
@@ -57,13 +56,30 @@ inline circuit_fingerprint compute_fingerprint(const circuit_data& c) {
     m.add(c.levels.size());
     for (const level_range& l : c.levels) m.add2(l.and_begin, l.xor_begin), m.add(l.end);
     m.add(c.steps.size());
-    for (const step& s : c.steps) m.add2(static_cast<std::uint32_t>(s.kind), s.level_begin), m.add(s.level_end);
+    for (const step& s : c.steps) m.add2(static_cast<std::uint32_t>(s.kind), s.level_begin), m.add2(s.level_end, s.region);
     for (const auto* values : {&c.inputs, &c.outputs}) {
         m.add(values->size());
         for (const value_layout& v : *values) m.add2(static_cast<std::uint32_t>(v.owner), v.first_bit), m.add(v.bits);
     }
     m.add(c.output_slots.size());
     for (std::uint32_t s : c.output_slots) m.add(s);
+    // Regions: bodies, instances and wire maps (not names: they hold file paths).
+    m.add(c.regions.size());
+    for (const region_data& r : c.regions) {
+        m.add(r.bodies.size());
+        for (const circuit_data& b : r.bodies) mix_circuit(m, b);
+        m.add(r.instances.size());
+        for (const region_instance& i : r.instances) m.add2(i.body, i.map_begin);
+        m.add(r.wire_map.size());
+        for (std::uint32_t w : r.wire_map) m.add(w);
+    }
+}
+}  // namespace detail
+
+inline circuit_fingerprint compute_fingerprint(const circuit_data& c) {
+    detail::fingerprint_mixer m;
+    m.add(0x74616e64656d3032ull);  // "tandem02": changes if the encoding below changes
+    detail::mix_circuit(m, c);
     return m.finish();
 }
 

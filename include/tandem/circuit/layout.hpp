@@ -40,9 +40,12 @@ inline circuit_data lay_out(recording&& rec) {
     // 1. Dead gates out, live gates counted per bucket.
     const std::size_t n_buckets = 2 * (std::size_t{rec.max_level} + 1);
     std::vector<std::uint32_t> bucket_start(n_buckets + 1, 0);
+    std::uint32_t n_region_outputs = 0;
     for (std::size_t g = n_gates; g-- > 0;) {
         const recorded_gate& x = gates[g];
-        if (x.uses != 0) {
+        if (x.is_region_output()) {  // written by a region instance: never dropped (bodies are shared)
+            ++n_region_outputs;
+        } else if (x.uses != 0) {
             ++bucket_start[bucket_of(x) + 1];
         } else {
             --rec.uses(x.in0);
@@ -57,7 +60,8 @@ inline circuit_data lay_out(recording&& rec) {
         std::uint32_t reads_left;
         std::uint32_t slot;
     };
-    big_vector<node_state> ns(std::size_t{n_in} + n_live);
+    // Region outputs are nodes n_in + n_live + k, k in record order.
+    big_vector<node_state> ns(std::size_t{n_in} + n_live + n_region_outputs);
     for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.input_uses[k + 1], k};  // input bit k starts in slot k
     circuit_data out;
     out.gates.resize(n_live);
@@ -65,8 +69,14 @@ inline circuit_data lay_out(recording&& rec) {
         // The node of each placed gate goes into its (now unused) not_of field.
         std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
         const auto node = [&](std::uint32_t w) { return w >= first ? gates[w - first].not_of : w - 1; };
+        std::uint32_t next_region_output = n_in + n_live;
         for (std::size_t g = 0; g < n_gates; ++g) {
             recorded_gate& x = gates[g];
+            if (x.is_region_output()) {
+                x.not_of = next_region_output;
+                ns[next_region_output++] = {x.uses, unused_slot};
+                continue;
+            }
             if (x.uses == 0) continue;
             const std::uint32_t p = next[bucket_of(x)]++;
             x.not_of = n_in + p;
@@ -75,15 +85,29 @@ inline circuit_data lay_out(recording&& rec) {
         }
         for (std::uint32_t& w : rec.output_wires)
             if (is_wire(w)) w = node(w);  // outputs now name nodes (their extra use is never released)
+        for (recorded_region& r : rec.regions)
+            for (recorded_region::instance& i : r.instances) {
+                for (std::uint32_t& w : i.imports) w = node(w);
+                i.first_output = node(i.first_output);
+            }
     }
     gates.clear();  // free the recording before the next allocation
 
+    // Steps: runs of levels with gates, cut by the levels regions occupy.
+    std::size_t next_region = 0;
     for (std::size_t l = 0; 2 * l < n_buckets; ++l) {
+        const auto n_levels = static_cast<std::uint32_t>(out.levels.size());
+        if (next_region < rec.regions.size() && rec.regions[next_region].level == l) {
+            out.steps.push_back({step_kind::region, n_levels, n_levels, static_cast<std::uint32_t>(next_region++)});
+            continue;
+        }
         const level_range r{bucket_start[2 * l], bucket_start[2 * l + 1], bucket_start[2 * l + 2]};
-        if (r.end != r.and_begin) out.levels.push_back(r);
+        if (r.end == r.and_begin) continue;
+        out.levels.push_back(r);
+        if (out.steps.empty() || out.steps.back().kind != step_kind::sequential)
+            out.steps.push_back({step_kind::sequential, n_levels, n_levels});
+        out.steps.back().level_end = n_levels + 1;
     }
-    if (!out.levels.empty())
-        out.steps.push_back({step_kind::sequential, 0, static_cast<std::uint32_t>(out.levels.size())});
 
     // 3. Slots.
     std::vector<std::uint32_t> free_slots, released;
@@ -95,23 +119,56 @@ inline circuit_data lay_out(recording&& rec) {
         if (--s.reads_left == 0) released.push_back(s.slot);
         return s.slot;
     };
-    for (const level_range& lv : out.levels) {
+    const auto new_slot = [&] {
+        if (free_slots.empty()) return slot_count++;
+        const std::uint32_t s = free_slots.back();
+        free_slots.pop_back();
+        return s;
+    };
+    const auto next_step = [&] {  // slots released by one step are reused from the next on
         free_slots.insert(free_slots.end(), released.begin(), released.end());
         released.clear();
-        for (std::uint32_t p = lv.and_begin; p < lv.end; ++p) {
-            gate& g = out.gates[p];
-            const std::uint32_t a = read(g.in0);
-            g.in1 = g.in1 != g.in0 ? read(g.in1) : a;
-            g.in0 = a;
-            std::uint32_t s;
-            if (free_slots.empty()) {
-                s = slot_count++;
-            } else {
-                s = free_slots.back();
-                free_slots.pop_back();
+    };
+    out.regions.resize(rec.regions.size());
+    for (const step& st : out.steps) {
+        if (st.kind == step_kind::region) {
+            // Instances read their inputs, then write their outputs to fresh
+            // slots: no output lands where any instance of the region still reads.
+            next_step();
+            recorded_region& rr = rec.regions[st.region];
+            region_data& rd = out.regions[st.region];
+            std::vector<std::uint32_t> input_slots;
+            for (const recorded_region::instance& i : rr.instances)
+                for (const std::uint32_t w : i.imports) input_slots.push_back(read(w));
+            std::size_t next_input = 0;
+            for (const recorded_region::instance& i : rr.instances) {
+                rd.instances.push_back({i.body, static_cast<std::uint32_t>(rd.wire_map.size())});
+                rd.wire_map.insert(rd.wire_map.end(), input_slots.begin() + next_input,
+                                   input_slots.begin() + next_input + i.imports.size());
+                next_input += i.imports.size();
+                const auto n_outputs = static_cast<std::uint32_t>(rr.bodies[i.body].output_slots.size());
+                for (std::uint32_t j = 0; j < n_outputs; ++j) {
+                    node_state& o = ns[i.first_output + j];
+                    o.slot = o.reads_left == 0 ? unused_slot : new_slot();
+                    rd.wire_map.push_back(o.slot);
+                }
             }
-            ns[n_in + p] = {g.out, s};
-            g.out = s;
+            rd.name = std::move(rr.name);
+            rd.bodies = std::move(rr.bodies);
+            continue;
+        }
+        for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
+            const level_range& lv = out.levels[l];
+            next_step();
+            for (std::uint32_t p = lv.and_begin; p < lv.end; ++p) {
+                gate& g = out.gates[p];
+                const std::uint32_t a = read(g.in0);
+                g.in1 = g.in1 != g.in0 ? read(g.in1) : a;
+                g.in0 = a;
+                const std::uint32_t s = new_slot();
+                ns[n_in + p] = {g.out, s};
+                g.out = s;
+            }
         }
     }
 
@@ -121,8 +178,35 @@ inline circuit_data lay_out(recording&& rec) {
     for (std::uint32_t w : rec.output_wires) out.output_slots.push_back(is_wire(w) ? ns[w].slot : w);
     out.input_bits = n_in;
     out.slot_count = slot_count;
-    out.wire_count = std::uint64_t{n_in} + n_live;
+    out.wire_count = std::uint64_t{n_in} + n_live + n_region_outputs;
     return out;
+}
+
+inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key, std::size_t imports,
+                                          const std::vector<std::uint32_t>& outputs) {
+    recording r;
+    r.input_bits = static_cast<std::uint32_t>(imports);
+    r.inputs.push_back({party::alice, 0, r.input_bits});
+    r.input_uses.assign(std::size_t{r.input_bits} + 1, 0);
+    const std::uint32_t first = r.first_gate_wire();
+    const std::size_t n_gates = (key.size() - 1 - outputs.size()) / 3;  // key: gates, import count, outputs
+    const auto wire = [&](std::uint32_t code) { return code & 1u ? (code >> 1) + 1 : first + (code >> 1); };
+    const auto level = [&](std::uint32_t w) { return w < first ? 0u : r.gates[w - first].level(); };
+    for (std::size_t g = 0; g < n_gates; ++g) {
+        const auto kind = static_cast<gate_kind>(key[3 * g]);
+        const std::uint32_t x = wire(key[3 * g + 1]), y = wire(key[3 * g + 2]);
+        const std::uint32_t lvl = std::max(level(x), level(y)) + (kind == gate_kind::and_gate ? 1u : 0u);
+        r.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0});
+        ++r.uses(x);
+        if (y != x) ++r.uses(y);
+        r.max_level = std::max(r.max_level, lvl);
+    }
+    r.outputs.push_back({party::alice, 0, static_cast<std::uint32_t>(outputs.size())});
+    for (const std::uint32_t g : outputs) {
+        r.output_wires.push_back(first + g);
+        ++r.uses(first + g);
+    }
+    return lay_out(std::move(r));
 }
 
 }  // namespace tandem::detail

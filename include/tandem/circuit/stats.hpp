@@ -3,24 +3,44 @@
 
 #include <tandem/circuit/circuit_data.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tandem {
 
+/// What one parallel region costs and how compactly it is stored.
+struct region_stats {
+    std::string name;
+    std::uint32_t instances = 0;
+    std::uint32_t bodies = 0;        ///< distinct structures, each stored once
+    bool deduplicated = false;       ///< bodies < instances
+    std::uint64_t and_per_instance_min = 0;
+    std::uint64_t and_per_instance_max = 0;
+    std::uint64_t stored_gates = 0;    ///< gates of its bodies
+    std::uint64_t executed_gates = 0;  ///< gates run: each instance's body
+};
+
 struct circuit_stats {
+    /// Gates a run executes (every region instance counted).
     std::uint64_t and_gates = 0;
     std::uint64_t xor_gates = 0;
     std::uint64_t not_gates = 0;
-    std::uint32_t and_depth = 0;  ///< longest chain of ANDs
-    std::uint32_t levels = 0;     ///< stored levels (and_depth, plus level 0 if it has gates)
-    /// ANDs in each stored level, in order (paper 001 Fig. 7 plots this).
+    std::uint64_t executed_gates = 0;  ///< AND + XOR + NOT run
+    std::uint64_t stored_gates = 0;    ///< gates held: sequential ones plus each region body once
+    std::vector<region_stats> regions;
+    std::uint32_t and_depth = 0;  ///< levels with ANDs, a region counting its deepest body
+    std::uint32_t levels = 0;     ///< levels in execution order, a region counting its deepest body
+    /// ANDs in each level, in execution order (paper 001 Fig. 7 plots this);
+    /// a region's level d holds the ANDs of level d of all its instances.
     std::vector<std::uint32_t> level_and_width;
     /// width_histogram[k] = number of levels whose AND width w has floor(log2 w) == k
     /// (levels without ANDs are not counted).
     std::vector<std::uint32_t> width_histogram;
-    std::uint32_t peak_working_set = 0;  ///< slots an evaluator must hold at once
+    /// Slots an evaluator holds at once: the circuit's plus one instance's (per thread).
+    std::uint32_t peak_working_set = 0;
     std::uint64_t wire_count = 0;
     std::uint32_t input_bits_alice = 0;
     std::uint32_t input_bits_bob = 0;
@@ -34,27 +54,76 @@ struct circuit_stats {
     std::uint64_t bytes_evaluator_to_garbler = 0;
 };
 
-/// Counts everything in circuit_stats; linear in the number of gates.
-inline circuit_stats compute_stats(const circuit_data& c) {
-    circuit_stats s;
+namespace detail {
+struct gate_counts {
+    std::uint64_t and_gates = 0, xor_gates = 0, not_gates = 0;
+    std::uint64_t total() const noexcept { return and_gates + xor_gates + not_gates; }
+};
+inline gate_counts count_gates(const circuit_data& c) {
+    gate_counts n;
     for (const gate& g : c.gates) {
         switch (g.kind) {
-            case gate_kind::and_gate: ++s.and_gates; break;
-            case gate_kind::xor_gate: ++s.xor_gates; break;
-            case gate_kind::not_gate: ++s.not_gates; break;
+            case gate_kind::and_gate: ++n.and_gates; break;
+            case gate_kind::xor_gate: ++n.xor_gates; break;
+            case gate_kind::not_gate: ++n.not_gates; break;
         }
     }
-    s.levels = static_cast<std::uint32_t>(c.levels.size());
-    for (const level_range& l : c.levels) {
-        const std::uint32_t w = l.and_count();
-        s.level_and_width.push_back(w);
+    return n;
+}
+}  // namespace detail
+
+/// Counts everything in circuit_stats; linear in the number of stored gates.
+inline circuit_stats compute_stats(const circuit_data& c) {
+    circuit_stats s;
+    const detail::gate_counts own = detail::count_gates(c);
+    s.and_gates = own.and_gates, s.xor_gates = own.xor_gates, s.not_gates = own.not_gates;
+    s.stored_gates = own.total();
+    std::uint32_t peak_body_slots = 0;
+    for (const step& st : c.steps) {
+        if (st.kind == step_kind::sequential) {
+            for (std::uint32_t l = st.level_begin; l < st.level_end; ++l)
+                s.level_and_width.push_back(c.levels[l].and_count());
+            continue;
+        }
+        const region_data& r = c.regions[st.region];
+        std::vector<detail::gate_counts> body_counts;
+        region_stats rs;
+        rs.name = r.name;
+        rs.instances = static_cast<std::uint32_t>(r.instances.size());
+        rs.bodies = static_cast<std::uint32_t>(r.bodies.size());
+        rs.deduplicated = r.bodies.size() < r.instances.size();
+        rs.and_per_instance_min = ~std::uint64_t{0};
+        std::size_t depth = 0;
+        for (const circuit_data& b : r.bodies) {
+            body_counts.push_back(detail::count_gates(b));
+            rs.stored_gates += body_counts.back().total();
+            depth = std::max(depth, b.levels.size());
+            peak_body_slots = std::max(peak_body_slots, b.slot_count);
+        }
+        std::vector<std::uint32_t> width(depth, 0);
+        for (const region_instance& i : r.instances) {
+            const detail::gate_counts& n = body_counts[i.body];
+            s.and_gates += n.and_gates, s.xor_gates += n.xor_gates, s.not_gates += n.not_gates;
+            rs.executed_gates += n.total();
+            rs.and_per_instance_min = std::min(rs.and_per_instance_min, n.and_gates);
+            rs.and_per_instance_max = std::max(rs.and_per_instance_max, n.and_gates);
+            const circuit_data& b = r.bodies[i.body];
+            for (std::size_t l = 0; l < b.levels.size(); ++l) width[l] += b.levels[l].and_count();
+        }
+        s.stored_gates += rs.stored_gates;
+        s.level_and_width.insert(s.level_and_width.end(), width.begin(), width.end());
+        s.regions.push_back(std::move(rs));
+    }
+    s.executed_gates = s.and_gates + s.xor_gates + s.not_gates;
+    s.levels = static_cast<std::uint32_t>(s.level_and_width.size());
+    for (const std::uint32_t w : s.level_and_width) {
         if (w == 0) continue;
         ++s.and_depth;
         const auto k = static_cast<std::size_t>(std::bit_width(w) - 1);
         if (s.width_histogram.size() <= k) s.width_histogram.resize(k + 1, 0);
         ++s.width_histogram[k];
     }
-    s.peak_working_set = c.slot_count;
+    s.peak_working_set = c.slot_count + peak_body_slots;
     s.wire_count = c.wire_count;
     for (const value_layout& v : c.inputs) (v.owner == party::alice ? s.input_bits_alice : s.input_bits_bob) += v.bits;
     s.output_bits = static_cast<std::uint32_t>(c.output_slots.size());

@@ -28,14 +28,24 @@ private:
     builder* previous_;
 };
 
-/// Owner of the result of combining values owned by `a` and `b` (0 = public constant).
+/// Owner of the result of combining values owned by `a` and `b` (0 = public
+/// constant). Inside a region instance every computed value belongs to the
+/// instance (builder.hpp), whatever its operands' owners.
 inline std::uint32_t join_owner(std::uint32_t a, std::uint32_t b) {
+    if (builder* bl = active_builder; bl != nullptr && bl->in_instance()) {
+        if (a != 0 && !bl->accepts(a)) bl->reject(a);
+        if (b != 0 && !bl->accepts(b)) bl->reject(b);
+        return a == 0 && b == 0 ? 0 : bl->current_serial();
+    }
     if (a == 0 || a == b) return b;
     if (b == 0) return a;
     throw usage_error(
         "tandem: an operation mixes secure values recorded by two different tandem::compile calls; "
         "every secure value must come from the inputs or computations of the compile it is used in");
 }
+
+/// Owner of a value computed from one value owned by `a`.
+inline std::uint32_t result_owner(std::uint32_t a) { return join_owner(a, a); }
 
 /// A builder that only ever sees constant operands: operations on public
 /// constants outside any compile fold without recording anything.
@@ -53,10 +63,7 @@ inline builder& builder_for(std::uint32_t owner) {
             "tandem: a secure value was used outside tandem::compile (was it stored and used after its "
             "compile returned, or passed to another thread?); operate on secure values only inside the "
             "function given to tandem::compile");
-    if (b->serial() != owner)
-        throw usage_error(
-            "tandem: a secure value recorded by another tandem::compile call was used in this one (captured "
-            "from an earlier or concurrent compile?); pass data between compiles as plain values");
+    if (!b->accepts(owner)) b->reject(owner);
     return *b;
 }
 

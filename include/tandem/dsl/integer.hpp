@@ -237,7 +237,7 @@ template <std::size_t N, bool S>
 secure_integer<N, S> operator-(const secure_integer<N, S>& a) {
     typename secure_integer<N, S>::bits_type out;
     detail::negate(detail::builder_for(a.owner()), a.bits(), out);
-    return {out, a.owner()};
+    return {out, detail::result_owner(a.owner())};
 }
 
 template <std::size_t N, bool S>
@@ -398,7 +398,7 @@ template <std::size_t N>
 secure_int<N> abs(const secure_int<N>& a) {
     typename secure_int<N>::bits_type out;
     detail::absolute(detail::builder_for(a.owner()), a.bits(), out);
-    return {out, a.owner()};
+    return {out, detail::result_owner(a.owner())};
 }
 
 /// Number of set bits, as a secure_uint wide enough to hold N (ℓ - h(ℓ) ANDs).
@@ -406,7 +406,7 @@ template <std::size_t N, bool S>
 secure_uint<std::bit_width(N)> popcount(const secure_integer<N, S>& a) {
     typename secure_uint<std::bit_width(N)>::bits_type out;
     detail::popcount(detail::builder_for(a.owner()), a.bits(), out);
-    return {out, a.owner()};
+    return {out, detail::result_owner(a.owner())};
 }
 
 /// The bits of `hi` above the bits of `lo`, as an unsigned integer.

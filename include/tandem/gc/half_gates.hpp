@@ -13,9 +13,12 @@
 //   Wc = H(Wa, j) ⊕ sa·TG ⊕ H(Wb, j') ⊕ sb·(TE ⊕ Wa).
 // The selections are masks, never branches: nothing depends on secrets.
 //
-// The circuit is walked level by level; the ANDs of a level are independent,
-// so they are hashed `batch` gates at a time with the keys of all their
-// tweaks expanded side by side (crypto/hash.hpp).
+// The circuit is walked step by step (levels, then region instances); the
+// ANDs of a level are independent, so they are hashed `batch` gates at a time
+// with the keys of all their tweaks expanded side by side (crypto/hash.hpp).
+// Tweaks follow execution order: the sequential ANDs of a step level by
+// level, a region's instances one after another — the order the planner's
+// prefix sums give every worker (exec/plan.hpp).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -111,19 +114,16 @@ inline void check_labels(const circuit_data& c, std::size_t n, const char* who) 
                           std::to_string(n) + " labels were given");
 }
 
-/// Walks the circuit's levels: ANDs in batches of Batch gates (tails in
-/// halving batches, so they stay vectorised), then the level's XORs and NOTs.
-template <std::size_t Batch, class Ands, class Linear>
-void for_each_level(const circuit_data& c, Ands&& ands, Linear&& linear) {
-    for (const level_range& lv : c.levels) {
-        std::uint32_t i = lv.and_begin;
-        for (; i + Batch <= lv.xor_begin; i += Batch) ands.template run<Batch>(i);
-        if constexpr (Batch >= 16) if (i + 8 <= lv.xor_begin) ands.template run<8>(i), i += 8;
-        if constexpr (Batch >= 8) if (i + 4 <= lv.xor_begin) ands.template run<4>(i), i += 4;
-        if (i + 2 <= lv.xor_begin) ands.template run<2>(i), i += 2;
-        if (i < lv.xor_begin) ands.template run<1>(i);
-        for (std::uint32_t j = lv.xor_begin; j < lv.end; ++j) linear(c.gates[j]);
-    }
+/// Runs the ANDs [begin, end) of one level in batches of Batch gates (tails
+/// in halving batches, so they stay vectorised).
+template <std::size_t Batch, class Ands>
+void run_ands(std::uint32_t begin, std::uint32_t end, Ands& ands) {
+    std::uint32_t i = begin;
+    for (; i + Batch <= end; i += Batch) ands.template run<Batch>(i);
+    if constexpr (Batch >= 16) if (i + 8 <= end) ands.template run<8>(i), i += 8;
+    if constexpr (Batch >= 8) if (i + 4 <= end) ands.template run<4>(i), i += 4;
+    if (i + 2 <= end) ands.template run<2>(i), i += 2;
+    if (i < end) ands.template run<1>(i);
 }
 
 template <class Hash, class Sink>
@@ -258,6 +258,131 @@ struct and_evaluator {
 
 }  // namespace detail
 
+/// One thread's garbling engine: garbles levels of a circuit, parts of
+/// levels (FGP) and region instances, each with the tweaks it is given, into
+/// its sink. The session's executor (exec/) runs one per worker; garble()
+/// below runs one over a whole circuit.
+template <class Hash, table_sink Sink>
+class garbler_core {
+public:
+    garbler_core(block hash_start, block delta, Sink& sink) : hash_(hash_start), delta_(delta), sink_(sink) {}
+    garbler_core(const garbler_core&) = delete;
+    garbler_core& operator=(const garbler_core&) = delete;
+    ~garbler_core() { tandem::detail::wipe_all(local_); }
+
+    /// The ANDs [begin, end) of c (all of one level), the first with tweak index first_and.
+    void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+              std::uint64_t first_and) {
+        detail::and_garbler<Hash, Sink> a{c, hash_, sink_, label, delta_, first_and};
+        detail::run_ands<garble_batch>(begin, end, a);
+    }
+    /// The XOR and NOT gates [begin, end) of c, in order.
+    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) const {
+        for (std::uint32_t j = begin; j < end; ++j) {
+            const gate& g = c.gates[j];
+            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta_;
+        }
+    }
+    /// Levels [begin, end) of c; returns the tweak index after their ANDs.
+    std::uint64_t levels(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+                         std::uint64_t first_and) {
+        for (std::uint32_t l = begin; l < end; ++l) {
+            const level_range& lv = c.levels[l];
+            ands(c, label, lv.and_begin, lv.xor_begin, first_and);
+            first_and += lv.and_count();
+            linear(c, label, lv.xor_begin, lv.end);
+        }
+        return first_and;
+    }
+    /// One region instance: reads its inputs from `outer`, writes its outputs there.
+    std::uint64_t instance(const region_data& r, const region_instance& i, detail::label_array& outer,
+                           std::uint64_t first_and) {
+        const circuit_data& body = r.bodies[i.body];
+        if (local_.size() < body.slot_count) local_.resize(body.slot_count);
+        const auto in = r.inputs_of(i), out = r.outputs_of(i);
+        for (std::size_t k = 0; k < in.size(); ++k) local_[k] = outer[in[k]];
+        first_and = levels(body, local_, 0, static_cast<std::uint32_t>(body.levels.size()), first_and);
+        for (std::size_t j = 0; j < out.size(); ++j)
+            if (out[j] != unused_slot) outer[out[j]] = local_[body.output_slots[j]];
+        return first_and;
+    }
+    /// Passes buffered tables on, if the sink buffers (channel_sink).
+    void flush() {
+        if constexpr (requires { sink_.flush(); }) sink_.flush();
+    }
+
+private:
+    Hash hash_;  // each core its own: the hash caches expanded keys (not thread-safe)
+    block delta_;
+    Sink& sink_;
+    detail::label_array local_;  // one instance's labels, reused
+};
+
+/// The evaluator's counterpart of garbler_core, reading tables from a source.
+template <class Hash, table_source Source>
+class evaluator_core {
+public:
+    evaluator_core(block hash_start, Source& source) : hash_(hash_start), source_(source) {}
+    evaluator_core(const evaluator_core&) = delete;
+    evaluator_core& operator=(const evaluator_core&) = delete;
+    ~evaluator_core() { tandem::detail::wipe_all(local_); }
+
+    void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+              std::uint64_t first_and) {
+        detail::and_evaluator<Hash, Source> a{c, hash_, source_, label, first_and};
+        detail::run_ands<evaluate_batch>(begin, end, a);
+    }
+    static void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t j = begin; j < end; ++j) {
+            const gate& g = c.gates[j];
+            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
+        }
+    }
+    std::uint64_t levels(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+                         std::uint64_t first_and) {
+        for (std::uint32_t l = begin; l < end; ++l) {
+            const level_range& lv = c.levels[l];
+            ands(c, label, lv.and_begin, lv.xor_begin, first_and);
+            first_and += lv.and_count();
+            linear(c, label, lv.xor_begin, lv.end);
+        }
+        return first_and;
+    }
+    std::uint64_t instance(const region_data& r, const region_instance& i, detail::label_array& outer,
+                           std::uint64_t first_and) {
+        const circuit_data& body = r.bodies[i.body];
+        if (local_.size() < body.slot_count) local_.resize(body.slot_count);
+        const auto in = r.inputs_of(i), out = r.outputs_of(i);
+        for (std::size_t k = 0; k < in.size(); ++k) local_[k] = outer[in[k]];
+        first_and = levels(body, local_, 0, static_cast<std::uint32_t>(body.levels.size()), first_and);
+        for (std::size_t j = 0; j < out.size(); ++j)
+            if (out[j] != unused_slot) outer[out[j]] = local_[body.output_slots[j]];
+        return first_and;
+    }
+
+private:
+    Hash hash_;
+    Source& source_;
+    detail::label_array local_;
+};
+
+namespace detail {
+/// Runs every step of c in order on one core (regions instance by instance);
+/// returns the tweak index after the last AND.
+template <class Core>
+std::uint64_t run_all_steps(Core& core, const circuit_data& c, label_array& label, std::uint64_t first_and) {
+    for (const step& st : c.steps) {
+        if (st.kind == step_kind::sequential) {
+            first_and = core.levels(c, label, st.level_begin, st.level_end, first_and);
+            continue;
+        }
+        const region_data& r = c.regions[st.region];
+        for (const region_instance& i : r.instances) first_and = core.instance(r, i, label, first_and);
+    }
+    return first_and;
+}
+}  // namespace detail
+
 /// What garbling one circuit under a given encoding yields besides the tables.
 struct garbled_outputs {
     decoding output;
@@ -272,29 +397,9 @@ struct garbling : garbled_outputs {
     block hash_start;  ///< S of the hash: public, the evaluator needs it
 };
 
-/// Garbles c under a given encoding (Δ with lsb 1 and the zero label of every
-/// input bit — a session keeps one Δ and takes the evaluator's zero labels
-/// from OT extension), writing its tables to `sink` level by level.
-/// `first_gate` offsets the tweaks, so circuits garbled under one Δ never
-/// share one. Hash is mitccr_hash (default) or the opt-in fixed_key_hash.
-template <class Hash = mitccr_hash, table_sink Sink>
-garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_start, Sink& sink,
-                       std::uint64_t first_gate = 0) {
-    tandem::detail::require_aes_instructions();
-    const circuit_data& c = circ.data();
-    detail::check_labels(c, input.zero_labels.size(), "garble");
-    if (!input.delta.lsb()) throw usage_error("garble: Δ must have lsb 1 (point-and-permute)");
-    const block delta = input.delta;
-    const Hash hash(hash_start);
-
-    detail::label_array label(c.slot_count);
-    std::copy(input.zero_labels.begin(), input.zero_labels.end(), label.begin());
-
-    detail::and_garbler<Hash, Sink> ands{c, hash, sink, label, delta, first_gate};
-    detail::for_each_level<garble_batch>(c, ands, [&](const gate& g) {
-        label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta;
-    });
-
+namespace detail {
+/// Output decoding bits and zero labels from the final labels; wipes them.
+inline garbled_outputs finish_garbling(const circuit_data& c, label_array& label, std::uint64_t and_gates) {
     garbled_outputs out;
     out.output.bits.reserve(c.output_slots.size());
     out.output_zero.reserve(c.output_slots.size());
@@ -304,9 +409,45 @@ garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_
         out.output_zero.push_back(zero);
         out.output.bits.push_back(constant ? (s == output_true) : zero.lsb());
     }
-    out.and_gates = ands.and_index - first_gate;
+    out.and_gates = and_gates;
     tandem::detail::wipe_all(label);  // zero labels: with Δ they open every wire
     return out;
+}
+
+/// A label array holding the inputs' labels in front.
+inline label_array input_slots(const circuit_data& c, std::span<const block> inputs) {
+    label_array label(c.slot_count);
+    std::copy(inputs.begin(), inputs.end(), label.begin());
+    return label;
+}
+
+/// The active labels of the outputs (zero blocks for constants); wipes the labels.
+inline std::vector<block> output_labels(const circuit_data& c, label_array& label) {
+    std::vector<block> out;
+    out.reserve(c.output_slots.size());
+    for (std::uint32_t s : c.output_slots) out.push_back(s == output_false || s == output_true ? block() : label[s]);
+    tandem::detail::wipe_all(label);
+    return out;
+}
+}  // namespace detail
+
+/// Garbles c under a given encoding (Δ with lsb 1 and the zero label of every
+/// input bit — a session keeps one Δ and takes the evaluator's zero labels
+/// from OT extension), writing its tables to `sink` step by step (regions
+/// instance by instance). `first_gate` offsets the tweaks, so circuits
+/// garbled under one Δ never share one. Hash is mitccr_hash (default) or the
+/// opt-in fixed_key_hash.
+template <class Hash = mitccr_hash, table_sink Sink>
+garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_start, Sink& sink,
+                       std::uint64_t first_gate = 0) {
+    tandem::detail::require_aes_instructions();
+    const circuit_data& c = circ.data();
+    detail::check_labels(c, input.zero_labels.size(), "garble");
+    if (!input.delta.lsb()) throw usage_error("garble: Δ must have lsb 1 (point-and-permute)");
+    detail::label_array label = detail::input_slots(c, input.zero_labels);
+    garbler_core<Hash, Sink> core(hash_start, input.delta, sink);
+    const std::uint64_t end = detail::run_all_steps(core, c, label, first_gate);
+    return detail::finish_garbling(c, label, end - first_gate);
 }
 
 /// Garbles c, drawing Δ, the hash start S and the input labels from `rng`.
@@ -328,20 +469,10 @@ std::vector<block> evaluate(const circuit<>& circ, block hash_start, Source& sou
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
     detail::check_labels(c, input_labels.size(), "evaluate");
-    const Hash hash(hash_start);
-    detail::label_array label(c.slot_count);
-    std::copy(input_labels.begin(), input_labels.end(), label.begin());
-
-    detail::and_evaluator<Hash, Source> ands{c, hash, source, label, first_gate};
-    detail::for_each_level<evaluate_batch>(c, ands, [&](const gate& g) {
-        label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
-    });
-
-    std::vector<block> out;
-    out.reserve(c.output_slots.size());
-    for (std::uint32_t s : c.output_slots) out.push_back(s == output_false || s == output_true ? block() : label[s]);
-    tandem::detail::wipe_all(label);
-    return out;
+    detail::label_array label = detail::input_slots(c, input_labels);
+    evaluator_core<Hash, Source> core(hash_start, source);
+    detail::run_all_steps(core, c, label, first_gate);
+    return detail::output_labels(c, label);
 }
 
 /// Output bits from output labels: lsb(label) ⊕ decoding bit.

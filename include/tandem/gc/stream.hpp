@@ -26,6 +26,9 @@ class channel_sink {
 public:
     explicit channel_sink(net::channel& ch) noexcept : ch_(ch) {}
     void write(const block* p, std::size_t n) { ch_.send(p, n * sizeof(block)); }
+    /// Sends what is buffered (the executor calls it when a task ends, so the
+    /// evaluator is not left waiting for the tail of a step).
+    void flush() { ch_.flush(); }
 
 private:
     net::channel& ch_;

@@ -130,6 +130,12 @@ public:
     /// fail with network_error, as do this end's.
     virtual void close() noexcept = 0;
 
+    /// Makes calls blocked on this channel in other threads fail now, and
+    /// later ones too; the peer sees the link closed. Safe from any thread
+    /// (close() is not): the executor uses it to stop sibling workers when
+    /// one of them fails.
+    virtual void interrupt() noexcept = 0;
+
 protected:
     // The deadline is one of progress: a transport throws (fail_deadline) when
     // no byte has moved for timeout(), so long transfers never time out while

@@ -45,6 +45,7 @@ public:
             pipe->cv.notify_all();
         }
     }
+    void interrupt() noexcept override { close(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char* op) override {
@@ -56,7 +57,8 @@ protected:
             const std::size_t room = detail::memory_pipe::capacity - std::min(pipe.bytes.size(), detail::memory_pipe::capacity);
             if (room == 0) {
                 if (!pipe.cv.wait_for(lock, timeout(), [&] {
-                        return pipe.bytes.size() < detail::memory_pipe::capacity || pipe.reader_closed;
+                        return pipe.bytes.size() < detail::memory_pipe::capacity || pipe.reader_closed ||
+                               pipe.writer_closed;
                     }))
                     fail_deadline(op);
                 continue;
@@ -75,8 +77,11 @@ protected:
         std::size_t got = 0;
         while (got < min) {
             if (pipe.bytes.empty()) {
+                if (pipe.reader_closed) fail("recv", "this end was closed");
                 if (pipe.writer_closed) fail_closed("recv");
-                if (!pipe.cv.wait_for(lock, timeout(), [&] { return !pipe.bytes.empty() || pipe.writer_closed; }))
+                if (!pipe.cv.wait_for(lock, timeout(), [&] {
+                        return !pipe.bytes.empty() || pipe.writer_closed || pipe.reader_closed;
+                    }))
                     fail_deadline("recv");
                 continue;
             }

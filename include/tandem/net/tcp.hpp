@@ -54,6 +54,10 @@ public:
         socket_.close(ec);
     }
 
+    /// Shuts the socket down without releasing the descriptor, so a thread
+    /// blocked in poll() wakes and fails instead of touching a reused fd.
+    void interrupt() noexcept override { ::shutdown(socket_.native_handle(), SHUT_RDWR); }
+
 protected:
     void write_all(const std::byte* p, std::size_t n, const char* op) override {
         while (n > 0) {

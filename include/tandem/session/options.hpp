@@ -38,6 +38,11 @@ struct session_options {
     std::chrono::milliseconds connect_timeout = net::default_connect_timeout;
     /// The garbling hash; both parties must choose the same (checked in the handshake).
     garbling_hash hash = garbling_hash::rekeyed;
+    /// Workers per party: each runs its share of every parallel region (and
+    /// of wide levels, FGP) on a thread and a TCP connection of its own
+    /// (exec/plan.hpp). Both parties must choose the same (checked in the
+    /// handshake); results do not depend on it.
+    std::uint32_t threads = 1;
 };
 
 /// What one run did, as seen by this party.
@@ -50,6 +55,6 @@ struct run_stats {
 };
 
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 1;
+inline constexpr std::uint32_t protocol_version = 2;
 
 }  // namespace tandem

@@ -10,7 +10,8 @@
 //                  so large inputs on both sides cannot fill both links.)
 //   Alice → Bob    the hash start S; the active labels of her input bits;
 //                  the garbled tables, streamed while they are produced
-//                  (gc/stream.hpp); if Bob learns the output, H(Z_k) and
+//                  (gc/stream.hpp) — with several workers, worker w's tables
+//                  on link w, as the plan says (exec/); if Bob learns the output, H(Z_k) and
 //                  H(Z_k ⊕ Δ) of each output wire k
 //   Bob → Alice    if Alice learns the output, Bob's output labels
 //
@@ -30,6 +31,8 @@
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
+#include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
 #include <tandem/gc/stream.hpp>
 #include <tandem/net/channel.hpp>
@@ -38,6 +41,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,7 +54,9 @@ namespace tandem::detail {
 
 /// What both halves of a run need besides the circuit and the inputs.
 struct yao_run {
-    net::channel& ch;
+    net::channel& ch;                     ///< the main connection (links[0])
+    std::span<net::channel* const> links; ///< one per worker
+    const exec::plan& plan;
     garbling_hash hash;
     std::uint64_t first_gate;  ///< tweak offset: the ANDs garbled under this Δ so far
     reveal who;
@@ -77,6 +84,13 @@ inline std::string corrupted_message(const std::string& what) {
     return "run: " + what +
            " is neither of its two valid values: garbled tables or labels were damaged in transit (or the peer is "
            "not following the protocol); the result is discarded";
+}
+
+/// What the executor calls when a worker fails: every link stops at once.
+inline std::function<void()> interrupter(const yao_run& run) {
+    return [links = run.links] {
+        for (net::channel* l : links) l->interrupt();
+    };
 }
 
 template <class F>
@@ -115,10 +129,15 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
         }
     wipe_all(q);
 
-    gc::channel_sink sink(ch);
-    gc::garbled_outputs g = run.hash == garbling_hash::fixed_key
-                                ? gc::garble<fixed_key_hash>(c, enc, hash_start, sink, run.first_gate)
-                                : gc::garble<mitccr_hash>(c, enc, hash_start, sink, run.first_gate);
+    std::vector<gc::channel_sink> sinks;
+    for (net::channel* l : run.links) sinks.emplace_back(*l);
+    std::vector<gc::channel_sink*> sink_ptrs;
+    for (gc::channel_sink& k : sinks) sink_ptrs.push_back(&k);
+    const std::span<gc::channel_sink* const> out(sink_ptrs);
+    gc::garbled_outputs g =
+        run.hash == garbling_hash::fixed_key
+            ? exec::garble<fixed_key_hash>(run.plan, c, enc, hash_start, out, run.first_gate, interrupter(run))
+            : exec::garble<mitccr_hash>(run.plan, c, enc, hash_start, out, run.first_gate, interrupter(run));
     and_gates = g.and_gates;
 
     const std::vector<std::size_t> live = live_outputs(d);
@@ -175,10 +194,17 @@ inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, const circui
             labels[in.first_bit + k] = in.owner == party::alice ? ch.recv_value<block>() : t[mine++];
     wipe_all(t);
 
-    gc::channel_source source(ch, 2 * c.stats().and_gates);
-    std::vector<block> out = run.hash == garbling_hash::fixed_key
-                                 ? gc::evaluate<fixed_key_hash>(c, hash_start, source, labels, run.first_gate)
-                                 : gc::evaluate<mitccr_hash>(c, hash_start, source, labels, run.first_gate);
+    std::vector<std::unique_ptr<gc::channel_source>> sources;
+    std::vector<gc::channel_source*> source_ptrs;
+    for (std::size_t w = 0; w < run.links.size(); ++w) {
+        sources.push_back(std::make_unique<gc::channel_source>(*run.links[w], 2 * run.plan.worker_ands[w]));
+        source_ptrs.push_back(sources.back().get());
+    }
+    const std::span<gc::channel_source* const> in(source_ptrs);
+    std::vector<block> out =
+        run.hash == garbling_hash::fixed_key
+            ? exec::evaluate<fixed_key_hash>(run.plan, c, hash_start, in, labels, run.first_gate, interrupter(run))
+            : exec::evaluate<mitccr_hash>(run.plan, c, hash_start, in, labels, run.first_gate, interrupter(run));
     wipe_all(labels);
 
     const std::vector<std::size_t> live = live_outputs(d);

@@ -1,0 +1,74 @@
+// tandem/circuit/flatten.hpp — a circuit with its regions inlined.
+//
+// Replays every executed gate, each region instance in order, into a fresh
+// builder and lays the result out as one sequential circuit: the same
+// function, levelled across what were instances. Bristol export uses it (the
+// format has no regions), and so do benchmarks of fine-grained parallelism
+// alone (FGP sees the wide levels that side-by-side instances make).
+#pragma once
+
+#include <tandem/circuit/builder.hpp>
+#include <tandem/circuit/circuit.hpp>
+#include <tandem/circuit/layout.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace tandem {
+
+namespace detail {
+
+/// Replays the levels [begin, end) of c on wire references held per slot.
+inline void replay_levels(builder& b, const circuit_data& c, std::uint32_t begin, std::uint32_t end, wire_ref* ref) {
+    for (std::uint32_t l = begin; l < end; ++l)
+        for (std::uint32_t i = c.levels[l].and_begin; i < c.levels[l].end; ++i) {
+            const gate& g = c.gates[i];
+            switch (g.kind) {
+                case gate_kind::and_gate: ref[g.out] = b.and_(ref[g.in0], ref[g.in1]); break;
+                case gate_kind::xor_gate: ref[g.out] = b.xor_(ref[g.in0], ref[g.in1]); break;
+                case gate_kind::not_gate: ref[g.out] = ~ref[g.in0]; break;
+            }
+        }
+}
+
+}  // namespace detail
+
+/// The circuit c computes, without regions (same inputs and outputs).
+inline circuit<> flatten(const circuit<>& c) {
+    const circuit_data& d = c.data();
+    if (d.regions.empty()) return c;
+    detail::builder b;
+    std::vector<detail::wire_ref> ref(d.slot_count), local;
+    for (const value_layout& v : d.inputs) {
+        const detail::wire_ref first = b.add_input_value(v.owner, v.bits);
+        for (std::uint32_t k = 0; k < v.bits; ++k) ref[v.first_bit + k] = detail::builder::input_bit(first, k);
+    }
+    for (const step& st : d.steps) {
+        if (st.kind == step_kind::sequential) {
+            detail::replay_levels(b, d, st.level_begin, st.level_end, ref.data());
+            continue;
+        }
+        const region_data& r = d.regions[st.region];
+        for (const region_instance& inst : r.instances) {
+            const circuit_data& body = r.bodies[inst.body];
+            local.assign(body.slot_count, detail::false_ref);
+            const auto in = r.inputs_of(inst), out = r.outputs_of(inst);
+            for (std::size_t k = 0; k < in.size(); ++k) local[k] = ref[in[k]];
+            detail::replay_levels(b, body, 0, static_cast<std::uint32_t>(body.levels.size()), local.data());
+            for (std::size_t j = 0; j < out.size(); ++j)
+                if (out[j] != unused_slot) ref[out[j]] = local[body.output_slots[j]];
+        }
+    }
+    std::vector<detail::wire_ref> bits;
+    for (const value_layout& v : d.outputs) {
+        bits.clear();
+        for (std::uint32_t k = 0; k < v.bits; ++k) {
+            const std::uint32_t s = d.output_slots[v.first_bit + k];
+            bits.push_back(s == output_false ? detail::false_ref : s == output_true ? detail::true_ref : ref[s]);
+        }
+        b.add_output_value(bits.data(), v.bits);
+    }
+    return circuit<>(detail::lay_out(std::move(b).take()));
+}
+
+}  // namespace tandem

@@ -1,0 +1,129 @@
+// tandem/exec/plan.hpp — who runs what, computed alike by both parties.
+//
+// A plan is a pure function of (circuit, workers, FGP threshold), so the two
+// parties derive the same one without talking (DESIGN §8). For W workers:
+//  * Region steps: instances are cut into W contiguous parts balanced by AND
+//    count; worker w runs part w in instance order, its tables travelling on
+//    link w (link 0 is the session's main connection).
+//  * Sequential steps run on worker 0, except FGP: a level with at least
+//    fgp_min_ands ANDs per part has its ANDs split into up to W parts, part k
+//    on worker k and link k (paper 001 §4.1); the level's XORs follow on
+//    worker 0 once all parts are done.
+//  * Tweaks: every AND gets the index it has in execution order (sequential
+//    ANDs level by level, region instances one after another), by prefix
+//    sums, so each instance's range is disjoint from all others and a plan
+//    with any number of workers garbles exactly what one thread would.
+#pragma once
+
+#include <tandem/circuit/circuit.hpp>
+#include <tandem/circuit/stats.hpp>
+#include <tandem/error.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tandem::exec {
+
+/// ANDs per thread below which FGP does not split a level. Measured with
+/// `bench_cgp --case tau` (bench/RESULTS.md): on the 2-core development VM
+/// two threads gain from ~256 ANDs per thread and reach 90 % efficiency
+/// from ~2048; paper 001 reports ≈8 and ≈512 on its machine.
+inline constexpr std::uint32_t default_fgp_min_ands = 2048;
+
+/// Instances [begin, end) of a region.
+struct instance_range {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+};
+
+struct step_plan {
+    std::uint64_t first_and = 0;                    ///< tweak index of the step's first AND
+    std::vector<std::uint64_t> instance_first_and;  ///< regions: per instance
+    std::vector<instance_range> parts;              ///< regions: per worker
+};
+
+struct plan {
+    std::uint32_t workers = 1;
+    std::uint32_t fgp_min_ands = default_fgp_min_ands;
+    std::vector<step_plan> steps;
+    std::vector<std::uint64_t> level_first_and;  ///< per level of the sequential gates
+    std::vector<std::uint64_t> worker_ands;      ///< ANDs whose tables travel on link w
+    std::uint64_t and_gates = 0;
+
+    /// Into how many parts FGP splits the ANDs of a level (1: not split).
+    std::uint32_t level_parts(const level_range& lv) const noexcept {
+        const std::uint64_t by_size = fgp_min_ands == 0 ? workers : lv.and_count() / fgp_min_ands;
+        return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(by_size, 1, workers));
+    }
+    /// ANDs [first, second) of part k of n of a level.
+    static std::pair<std::uint32_t, std::uint32_t> level_part(const level_range& lv, std::uint32_t k,
+                                                              std::uint32_t n) noexcept {
+        const std::uint64_t w = lv.and_count();
+        return {lv.and_begin + static_cast<std::uint32_t>(w * k / n),
+                lv.and_begin + static_cast<std::uint32_t>(w * (k + 1) / n)};
+    }
+};
+
+/// The plan for running c with `workers` workers (threads and links per party).
+inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
+                      std::uint32_t fgp_min_ands = default_fgp_min_ands) {
+    if (workers == 0 || workers > 256)
+        throw usage_error("tandem: threads must be between 1 and 256, not " + std::to_string(workers));
+    const circuit_data& c = circ.data();
+    plan p;
+    p.workers = workers;
+    p.fgp_min_ands = fgp_min_ands;
+    p.worker_ands.assign(workers, 0);
+    p.level_first_and.assign(c.levels.size(), 0);
+    std::uint64_t next = 0;
+    for (const step& st : c.steps) {
+        step_plan sp;
+        sp.first_and = next;
+        if (st.kind == step_kind::sequential) {
+            for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
+                const level_range& lv = c.levels[l];
+                p.level_first_and[l] = next;
+                const std::uint32_t n = p.level_parts(lv);
+                for (std::uint32_t k = 0; k < n; ++k) {
+                    const auto [b, e] = plan::level_part(lv, k, n);
+                    p.worker_ands[k] += e - b;
+                }
+                next += lv.and_count();
+            }
+        } else {
+            const region_data& r = c.regions[st.region];
+            std::vector<std::uint64_t> body_ands;
+            for (const circuit_data& b : r.bodies) body_ands.push_back(detail::count_gates(b).and_gates);
+            std::uint64_t total = 0;
+            for (const region_instance& i : r.instances) {
+                sp.instance_first_and.push_back(next + total);
+                total += body_ands[i.body];
+            }
+            // Contiguous parts: worker w takes instances until its share of
+            // the ANDs, (w + 1) / W of the total, is reached.
+            sp.parts.assign(workers, {});
+            std::uint32_t i = 0;
+            std::uint64_t done = 0;
+            const auto n = static_cast<std::uint32_t>(r.instances.size());
+            for (std::uint32_t w = 0; w < workers; ++w) {
+                sp.parts[w].begin = i;
+                const std::uint64_t target = total * (w + 1) / workers;
+                while (i < n && (w + 1 == workers || done + body_ands[r.instances[i].body] / 2 < target)) {
+                    done += body_ands[r.instances[i].body];
+                    p.worker_ands[w] += body_ands[r.instances[i].body];
+                    ++i;
+                }
+                sp.parts[w].end = i;
+            }
+            next += total;
+        }
+        p.steps.push_back(std::move(sp));
+    }
+    p.and_gates = next;
+    return p;
+}
+
+}  // namespace tandem::exec
