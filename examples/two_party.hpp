@@ -48,6 +48,8 @@ inline const char* common_usage =
     "  --local             run both parties on this machine: two processes over loopback TCP\n"
     "  --reveal both|alice|bob   who learns the output (default both)\n"
     "  --timeout <ms>      deadline of each network wait (default 60000)\n"
+    "  --threads <n>       workers per party, each with its own thread and TCP connection (default 1);\n"
+    "                      both parties alike\n"
     "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; fixed-key is a faster opt-in with a\n"
     "                      weaker multi-instance bound, see crypto/fixed_key_hash.hpp); both parties alike\n";
 
@@ -84,6 +86,10 @@ inline cli parse(int argc, char** argv) {
             if (h == "rekeyed") c.options.hash = tandem::garbling_hash::rekeyed;
             else if (h == "fixed-key") c.options.hash = tandem::garbling_hash::fixed_key;
             else throw std::invalid_argument("--hash must be rekeyed or fixed-key");
+        } else if (arg == "--threads") {
+            const long n = std::stol(value());
+            if (n < 1 || n > 256) throw std::invalid_argument("--threads must be in 1..256");
+            c.options.threads = static_cast<std::uint32_t>(n);
         } else if (arg == "--timeout") {
             c.options.timeout = std::chrono::milliseconds(std::stol(value()));
             c.options.connect_timeout = c.options.timeout;
@@ -105,7 +111,8 @@ inline void report(const tandem::session& s, const std::string& result) {
     out << who << result << "\n"
         << who << "AND gates: " << r.and_gates << "; sent " << r.bytes_sent << " bytes, received " << r.bytes_received
         << " bytes\n"
-        << who << "set-up " << s.setup_seconds() * 1e3 << " ms (handshake, base OTs), online " << r.seconds * 1e3
+        << who << "set-up " << s.setup_seconds() * 1e3 << " ms (handshake, base OTs, " << s.threads()
+        << (s.threads() == 1 ? " connection" : " connections") << "), online " << r.seconds * 1e3
         << " ms (of which OT extension " << r.ot_seconds * 1e3 << " ms)\n";
     std::cout << out.str() << std::flush;
 }
