@@ -17,21 +17,15 @@
 // Online time of a repetition is the slower party's, both starting after a
 // barrier; bytes are payload bytes each party sent.
 #include "common.hpp"
+#include "processes.hpp"
 
 #include <tandem/tandem.hpp>
-
-#include <sched.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <functional>
 #include <map>
 #include <random>
 #include <thread>
-
-extern char** environ;
 
 namespace {
 
@@ -51,35 +45,11 @@ struct config {
     }
 };
 
-void pin_to_core(int core) {
-    if (std::thread::hardware_concurrency() < 2) return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(core, &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
+using bench::barrier;
+using bench::pin_to_core;
+using bench::swap_figure;
 
 double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
-
-/// Both parties start the timed part together: Alice pings, Bob answers.
-void barrier(session& s) {
-    net::channel& ch = s.channel();
-    if (s.me() == party::alice) {
-        ch.send_value(std::uint8_t{1});
-        (void)ch.recv_value<std::uint8_t>();
-    } else {
-        (void)ch.recv_value<std::uint8_t>();
-        ch.send_value(std::uint8_t{2});
-        ch.flush();
-    }
-}
-
-/// Exchanges a figure: returns the peer's.
-double swap_figure(session& s, double mine) {
-    net::channel& ch = s.channel();
-    ch.send_value(mine);
-    return ch.recv_value<double>();
-}
 
 struct measured {
     std::vector<double> seconds;  // per repetition, the slower party
@@ -373,22 +343,14 @@ int main(int argc, char** argv) {
         net::tcp_listener listener(0, "127.0.0.1");
         std::vector<std::string> args{argv[0], "--bob-port", std::to_string(listener.port())};
         args.insert(args.end(), passthrough.begin(), passthrough.end());
-        std::vector<char*> bob_argv;
-        for (auto& a : args) bob_argv.push_back(a.data());
-        bob_argv.push_back(nullptr);
-        pid_t bob = 0;
-        if (posix_spawn(&bob, "/proc/self/exe", nullptr, nullptr, bob_argv.data(), environ) != 0) {
-            std::cerr << "bench_two_party: cannot start the bob process\n";
-            return 1;
-        }
+        const pid_t bob = bench::spawn_self(args);
         pin_to_core(0);
         if (!c.opt.json)
             std::printf("bench_two_party: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), %s hash\n",
                         std::thread::hardware_concurrency(), std::string(to_string(c.hash)).c_str());
         const int status = party_main(c, [&] { return session::accept(party::alice, listener, c.session()); });
-        int bob_status = 0;
-        waitpid(bob, &bob_status, 0);
-        return status != 0 ? status : (WIFEXITED(bob_status) && WEXITSTATUS(bob_status) == 0 ? 0 : 1);
+        const bool bob_ok = bench::wait_ok(bob);
+        return status != 0 ? status : bob_ok ? 0 : 1;
     } catch (const tandem::error& e) {
         std::cerr << "bench_two_party (" << (c.is_bob ? "bob" : "alice") << "): " << e.what() << "\n";
         return 1;

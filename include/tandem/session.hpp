@@ -41,6 +41,7 @@
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/dsl/compile.hpp>
 #include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/tcp.hpp>
@@ -198,6 +199,7 @@ private:
         std::vector<std::unique_ptr<net::channel>> worker_links;  // links 1 .. threads-1
         std::vector<net::channel*> links;                          // ch, then the worker links
         std::uint64_t session_id = 0;                              // names this session on its worker links
+        std::optional<exec::workers> pool;                         // a thread per worker, made at the first run
         prg rng;
         block delta;                               // alice: the session's free-XOR offset
         std::optional<ot::cot_sender> sender;      // alice
@@ -308,7 +310,8 @@ private:
         const detail::run_header mine(who, c, s.runs, s.me);
         mine.send(*s.ch);
         const exec::plan plan = exec::make_plan(c, s.threads);
-        detail::yao_run run{*s.ch, s.links, plan, s.hash, s.next_gate, who};
+        if (!s.pool) s.pool.emplace(s.threads);
+        detail::yao_run run{*s.ch, s.links, plan, *s.pool, s.hash, s.next_gate, who};
         std::optional<std::vector<bool>> bits;
         std::uint64_t and_gates = c.stats().and_gates;
         if (s.me == party::alice) {

@@ -191,15 +191,15 @@ public:
     /// The error for using a value owned by `owner` here (accepts(owner) is false).
     [[noreturn]] void reject(std::uint32_t owner) const {
         const auto it = instance_region_.find(owner);
-        if (it != instance_region_.end() && region_ && it->second == rec_.regions.size())
-            throw usage_error("tandem: " + region_->name + ": an instance reads a value computed by another "
-                              "instance of the same region; instances may read only values that existed before "
-                              "the region (compute it before the region, or combine the results afterwards, e.g. "
-                              "with tandem::reduce)");
+        if (it != instance_region_.end() && in_instance() && it->second + 1 == region_names_.size())
+            throw usage_error("tandem: " + region_names_[it->second] +
+                              ": an instance reads a value computed by another instance of the same region; "
+                              "instances may read only values that existed before the region (compute it before "
+                              "the region, or combine the results afterwards, e.g. with tandem::reduce)");
         if (it != instance_region_.end())
-            throw usage_error("tandem: " + rec_.regions[it->second].name +
-                              ": a value computed inside an instance was used after the region without being "
-                              "returned by the body; return everything the rest of the function needs");
+            throw usage_error("tandem: " + region_names_[it->second] +
+                              ": a value computed inside an instance was used outside it without being returned by "
+                              "the body; return everything the rest of the function needs");
         throw usage_error(
             "tandem: a secure value recorded by another tandem::compile call was used in this one (captured "
             "from an earlier or concurrent compile?); pass data between compiles as plain values");
@@ -208,6 +208,7 @@ public:
     void begin_region(std::string name) {
         if (region_) internal_error("nested parallel region");
         region_ = std::make_unique<open_region>();
+        region_names_.push_back(name);
         region_->name = std::move(name);
         region_->base = rec_.first_gate_wire() + static_cast<std::uint32_t>(rec_.gates.size());
     }
@@ -216,7 +217,7 @@ public:
         instance_recording& in = region_->inst;
         in = instance_recording{};
         in.serial = next_serial();
-        instance_region_.emplace(in.serial, static_cast<std::uint32_t>(rec_.regions.size()));
+        instance_region_.emplace(in.serial, static_cast<std::uint32_t>(region_names_.size() - 1));
         region_->open = true;
     }
 
@@ -433,7 +434,8 @@ private:
     recording rec_;
     std::vector<std::uint32_t> input_not_;  ///< NOT gates of the constant and input wires
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
-    std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region index
+    std::vector<std::string> region_names_;  ///< every region begun, recorded or not (for messages)
+    std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region_names_ index
 };
 
 }  // namespace tandem::detail

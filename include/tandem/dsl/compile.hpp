@@ -82,24 +82,24 @@ public:
 
 namespace detail {
 
+/// Declares one output value (any secure value type, a tuple included) from v's bits.
+template <class V>
+void add_output(builder& bld, const V& v) {
+    std::vector<wire_ref> refs(value_traits<V>::bits);
+    ref_cursor cur{refs.data(), 0};
+    value_traits<V>::collect(v, cur);
+    if (cur.owner != 0 && !bld.accepts(cur.owner)) bld.reject(cur.owner);
+    bld.add_output_value(refs.data(), static_cast<std::uint32_t>(refs.size()));
+}
+
 template <class R>
 struct output_values {  // a single output value
-    static void add(builder& bld, const R& r) { add_one(bld, r); }
-    template <class V>
-    static void add_one(builder& bld, const V& v) {
-        std::vector<wire_ref> refs(value_traits<V>::bits);
-        ref_cursor cur{refs.data(), 0};
-        value_traits<V>::collect(v, cur);
-        if (cur.owner != 0 && cur.owner != bld.serial())
-            throw usage_error(
-                "tandem::compile: the function returned a secure value recorded by another compile call");
-        bld.add_output_value(refs.data(), static_cast<std::uint32_t>(refs.size()));
-    }
+    static void add(builder& bld, const R& r) { add_output(bld, r); }
 };
 template <class... Vs>
 struct output_values<std::tuple<Vs...>> {  // a tuple: one output value per element
     static void add(builder& bld, const std::tuple<Vs...>& t) {
-        std::apply([&](const auto&... v) { (output_values<Vs>::add_one(bld, v), ...); }, t);
+        std::apply([&](const auto&... v) { (add_output(bld, v), ...); }, t);
     }
 };
 

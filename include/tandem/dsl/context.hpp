@@ -39,6 +39,10 @@ inline std::uint32_t join_owner(std::uint32_t a, std::uint32_t b) {
     }
     if (a == 0 || a == b) return b;
     if (b == 0) return a;
+    if (builder* bl = active_builder; bl != nullptr) {  // a value that escaped a region says so
+        if (!bl->accepts(a)) bl->reject(a);
+        if (!bl->accepts(b)) bl->reject(b);
+    }
     throw usage_error(
         "tandem: an operation mixes secure values recorded by two different tandem::compile calls; "
         "every secure value must come from the inputs or computations of the compile it is used in");

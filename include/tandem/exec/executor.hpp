@@ -8,8 +8,12 @@
 // step depends on its predecessor through data and through slot reuse alike.
 // Within a step nothing is shared but reads: instances write disjoint slots.
 //
-// Tasks block on sockets, so the graph runs in an arena with a thread per
-// worker (even beyond the core count: a blocked task holds its thread).
+// Tasks block on sockets, so each worker's tasks run on a thread of its own
+// (exec::workers), never on TBB's: the graph's async nodes hand a task to its
+// worker's thread and continue the graph when that thread reports back. TBB's
+// own threads only do the graph's bookkeeping; a TBB arena cannot promise a
+// thread per blocking task (with fewer threads than blocked tasks, the tasks
+// that would unblock them never run).
 // The first task to fail records its exception and calls `interrupt`, which
 // makes every other blocked task fail at once instead of at its deadline;
 // the first exception is rethrown when the graph has drained.
@@ -20,18 +24,19 @@
 #include <tandem/gc/half_gates.hpp>
 
 #include <oneapi/tbb/flow_graph.h>
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
+#include <thread>
 #include <vector>
 
 TANDEM_CRYPTO_BEGIN
@@ -71,30 +76,96 @@ private:
     std::exception_ptr first_;
 };
 
-/// Calls f() inside an arena of at least `threads` threads.
-template <class F>
-void in_arena(std::uint32_t threads, F&& f) {
-    using tbb::global_control;
-    // Allow more threads than cores when asked: tasks blocked on sockets
-    // must not starve the ones that would unblock them.
-    const auto allowed = static_cast<std::uint32_t>(global_control::active_value(global_control::max_allowed_parallelism));
-    std::unique_ptr<global_control> more;
-    if (allowed < threads) more = std::make_unique<global_control>(global_control::max_allowed_parallelism, threads);
-    tbb::task_arena arena(static_cast<int>(threads), threads > 1 ? 1 : 0);
-    arena.execute(std::forward<F>(f));
-}
-
 }  // namespace detail
+
+/// One thread per worker, kept for many runs (a session owns one). Worker w's
+/// jobs run on thread w in the order posted.
+class workers {
+public:
+    explicit workers(std::uint32_t n) {
+        for (std::uint32_t w = 0; w < n; ++w) {
+            threads_.push_back(std::make_unique<thread>());
+            thread& t = *threads_.back();
+            t.t = std::thread([&t] { t.loop(); });
+        }
+    }
+    workers(const workers&) = delete;
+    workers& operator=(const workers&) = delete;
+    ~workers() {
+        for (auto& t : threads_) {
+            {
+                std::lock_guard lock(t->m);
+                t->stop = true;
+            }
+            t->cv.notify_one();
+            t->t.join();
+        }
+    }
+    std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(threads_.size()); }
+
+    /// Runs job on worker w's thread (job must not throw).
+    void post(std::uint32_t w, std::function<void()> job) {
+        thread& t = *threads_[w];
+        {
+            std::lock_guard lock(t.m);
+            t.jobs.push_back(std::move(job));
+        }
+        t.cv.notify_one();
+    }
+
+    /// Runs f(k) for k in [0, n) on workers 0..n-1 at once (f must not
+    /// throw); returns when all are done. The caller must be none of them
+    /// except worker 0, which it runs itself.
+    template <class F>
+    void run_on_each(std::uint32_t n, F&& f) {
+        std::mutex m;
+        std::condition_variable cv;
+        std::uint32_t left = n - 1;
+        for (std::uint32_t k = 1; k < n; ++k)
+            post(k, [&, k] {
+                f(k);
+                std::lock_guard lock(m);
+                if (--left == 0) cv.notify_one();
+            });
+        f(0);
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return left == 0; });
+    }
+
+private:
+    struct thread {
+        std::thread t;
+        std::mutex m;
+        std::condition_variable cv;
+        std::deque<std::function<void()>> jobs;
+        bool stop = false;
+        void loop() {
+            for (;;) {
+                std::function<void()> job;
+                {
+                    std::unique_lock lock(m);
+                    cv.wait(lock, [&] { return stop || !jobs.empty(); });
+                    if (jobs.empty()) return;
+                    job = std::move(jobs.front());
+                    jobs.pop_front();
+                }
+                job();
+            }
+        }
+    };
+    std::vector<std::unique_ptr<thread>> threads_;
+};
 
 /// Runs every step of c as the plan says. cores[w] is worker w's engine
 /// (gc::garbler_core or gc::evaluator_core, bound to link w); `label` holds
 /// the circuit's slots with its inputs in front; `first_gate` offsets all
-/// tweaks. `interrupt` is called once if any task fails.
+/// tweaks. `interrupt` is called once if any task fails. `pool` has at
+/// least p.workers threads.
 template <class Core>
 void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores, gc::detail::label_array& label,
-             std::uint64_t first_gate, std::function<void()> interrupt = {}) {
-    if (cores.size() != p.workers)
-        tandem::detail::internal_error("executor: one core per worker expected");
+             std::uint64_t first_gate, workers& pool, std::function<void()> interrupt = {}) {
+    if (cores.size() != p.workers || pool.size() < p.workers)
+        tandem::detail::internal_error("executor: one core and one thread per worker expected");
     detail::failure fail(std::move(interrupt));
     const auto flush = [](Core* core) {
         if constexpr (requires { core->flush(); }) core->flush();
@@ -109,20 +180,13 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
             if (n == 1) {
                 main.ands(c, label, lv.and_begin, lv.xor_begin, first);
             } else {  // FGP: part k of the level's ANDs on worker k
-                tbb::task_group parts;
-                for (std::uint32_t k = 1; k < n; ++k)
-                    parts.run([&, k] {
-                        fail.guard([&] {
-                            const auto [b, e] = plan::level_part(lv, k, n);
-                            cores[k]->ands(c, label, b, e, first + (b - lv.and_begin));
-                            flush(cores[k]);
-                        });
+                pool.run_on_each(n, [&](std::uint32_t k) {
+                    fail.guard([&] {
+                        const auto [b, e] = plan::level_part(lv, k, n);
+                        cores[k]->ands(c, label, b, e, first + (b - lv.and_begin));
+                        if (k != 0) flush(cores[k]);
                     });
-                fail.guard([&] {
-                    const auto [b, e] = plan::level_part(lv, 0, n);
-                    main.ands(c, label, b, e, first);
                 });
-                parts.wait();
                 if (fail.happened()) return;
             }
             main.linear(c, label, lv.xor_begin, lv.end);
@@ -137,45 +201,55 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
         flush(cores[w]);
     };
 
-    detail::in_arena(p.workers, [&] {
-        using namespace tbb::flow;
-        graph g;
-        std::vector<std::unique_ptr<continue_node<continue_msg>>> nodes;
-        continue_node<continue_msg>* done_before = nullptr;  // fires when the previous step is done
-        std::vector<continue_node<continue_msg>*> first_tasks;
-        const auto add = [&](auto&& body) {
-            nodes.push_back(std::make_unique<continue_node<continue_msg>>(
-                g, [&fail, body](const continue_msg&) { fail.guard(body); }));
-            continue_node<continue_msg>* n = nodes.back().get();
-            if (done_before) make_edge(*done_before, *n);
-            else first_tasks.push_back(n);
-            return n;
-        };
-        for (std::size_t s = 0; s < c.steps.size(); ++s) {
-            std::vector<continue_node<continue_msg>*> tasks;
-            if (c.steps[s].kind == step_kind::sequential) {
-                tasks.push_back(add([&, s] { run_sequential(c.steps[s]); }));
-            } else {
-                for (std::uint32_t w = 0; w < p.workers; ++w)
-                    if (p.steps[s].parts[w].end > p.steps[s].parts[w].begin)
-                        tasks.push_back(add([&, s, w] { run_part(s, w); }));
-            }
-            if (tasks.empty()) continue;
-            nodes.push_back(std::make_unique<continue_node<continue_msg>>(g, [](const continue_msg&) {}));
-            for (continue_node<continue_msg>* t : tasks) make_edge(*t, *nodes.back());
-            done_before = nodes.back().get();
+    // The graph: per step, an async node per task (handing it to its
+    // worker's thread), then a continue node that fires when all of the
+    // step's tasks are done and starts the next step's.
+    using namespace tbb::flow;
+    using task_node = async_node<continue_msg, continue_msg>;
+    graph g;
+    std::vector<std::unique_ptr<task_node>> tasks;
+    std::vector<std::unique_ptr<continue_node<continue_msg>>> joins;
+    std::vector<task_node*> first_tasks;
+    continue_node<continue_msg>* done_before = nullptr;  // the previous step's join
+    const auto add = [&](std::uint32_t w, std::function<void()> body) {
+        tasks.push_back(std::make_unique<task_node>(
+            g, unlimited, [&pool, &fail, w, body](const continue_msg&, task_node::gateway_type& gate) {
+                gate.reserve_wait();
+                pool.post(w, [&fail, &gate, body] {
+                    fail.guard(body);
+                    gate.try_put(continue_msg());
+                    gate.release_wait();
+                });
+            }));
+        if (done_before) make_edge(*done_before, *tasks.back());
+        else first_tasks.push_back(tasks.back().get());
+        return tasks.back().get();
+    };
+    for (std::size_t s = 0; s < c.steps.size(); ++s) {
+        std::vector<task_node*> step_tasks;
+        if (c.steps[s].kind == step_kind::sequential) {
+            step_tasks.push_back(add(0, [&, s] { run_sequential(c.steps[s]); }));
+        } else {
+            for (std::uint32_t w = 0; w < p.workers; ++w)
+                if (p.steps[s].parts[w].end > p.steps[s].parts[w].begin)
+                    step_tasks.push_back(add(w, [&, s, w] { run_part(s, w); }));
         }
-        for (continue_node<continue_msg>* n : first_tasks) n->try_put(continue_msg());
-        g.wait_for_all();
-    });
+        if (step_tasks.empty()) continue;
+        joins.push_back(std::make_unique<continue_node<continue_msg>>(g, [](const continue_msg&) {}));
+        for (task_node* t : step_tasks) make_edge(*t, *joins.back());
+        done_before = joins.back().get();
+    }
+    for (task_node* t : first_tasks) t->try_put(continue_msg());
+    g.wait_for_all();
     fail.rethrow();
 }
 
-/// Garbles c as the plan says, worker w writing its tables to sinks[w].
+/// Garbles c as the plan says, worker w writing its tables to sinks[w]. With
+/// no pool, one is made for this call (a session keeps one for all its runs).
 template <class Hash, gc::table_sink Sink>
 gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encoding& input, block hash_start,
                            std::span<Sink* const> sinks, std::uint64_t first_gate = 0,
-                           std::function<void()> interrupt = {}) {
+                           workers* pool = nullptr, std::function<void()> interrupt = {}) {
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
     gc::detail::check_labels(c, input.zero_labels.size(), "garble");
@@ -188,7 +262,10 @@ gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encod
         ptrs.push_back(cores.back().get());
     }
     try {
-        execute(p, c, std::span<gc::garbler_core<Hash, Sink>* const>(ptrs), label, first_gate, std::move(interrupt));
+        std::optional<workers> own;
+        if (pool == nullptr) pool = &own.emplace(p.workers);
+        execute(p, c, std::span<gc::garbler_core<Hash, Sink>* const>(ptrs), label, first_gate, *pool,
+                std::move(interrupt));
     } catch (...) {
         tandem::detail::wipe_all(label);
         throw;
@@ -201,7 +278,7 @@ gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encod
 template <class Hash, gc::table_source Source>
 std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_start, std::span<Source* const> sources,
                             std::span<const block> input_labels, std::uint64_t first_gate = 0,
-                            std::function<void()> interrupt = {}) {
+                            workers* pool = nullptr, std::function<void()> interrupt = {}) {
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
     gc::detail::check_labels(c, input_labels.size(), "evaluate");
@@ -213,7 +290,9 @@ std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_sta
         ptrs.push_back(cores.back().get());
     }
     try {
-        execute(p, c, std::span<gc::evaluator_core<Hash, Source>* const>(ptrs), label, first_gate,
+        std::optional<workers> own;
+        if (pool == nullptr) pool = &own.emplace(p.workers);
+        execute(p, c, std::span<gc::evaluator_core<Hash, Source>* const>(ptrs), label, first_gate, *pool,
                 std::move(interrupt));
     } catch (...) {
         tandem::detail::wipe_all(label);

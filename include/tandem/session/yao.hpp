@@ -57,6 +57,7 @@ struct yao_run {
     net::channel& ch;                     ///< the main connection (links[0])
     std::span<net::channel* const> links; ///< one per worker
     const exec::plan& plan;
+    exec::workers& pool;                  ///< one thread per worker
     garbling_hash hash;
     std::uint64_t first_gate;  ///< tweak offset: the ANDs garbled under this Δ so far
     reveal who;
@@ -128,6 +129,7 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
             else enc.zero_labels[bit] = q[theirs++];
         }
     wipe_all(q);
+    ch.flush();  // Bob needs these before any table: the first step's tables may all go to other links
 
     std::vector<gc::channel_sink> sinks;
     for (net::channel* l : run.links) sinks.emplace_back(*l);
@@ -136,8 +138,10 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
     const std::span<gc::channel_sink* const> out(sink_ptrs);
     gc::garbled_outputs g =
         run.hash == garbling_hash::fixed_key
-            ? exec::garble<fixed_key_hash>(run.plan, c, enc, hash_start, out, run.first_gate, interrupter(run))
-            : exec::garble<mitccr_hash>(run.plan, c, enc, hash_start, out, run.first_gate, interrupter(run));
+            ? exec::garble<fixed_key_hash>(run.plan, c, enc, hash_start, out, run.first_gate, &run.pool,
+                                           interrupter(run))
+            : exec::garble<mitccr_hash>(run.plan, c, enc, hash_start, out, run.first_gate, &run.pool,
+                                        interrupter(run));
     and_gates = g.and_gates;
 
     const std::vector<std::size_t> live = live_outputs(d);
@@ -203,8 +207,10 @@ inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, const circui
     const std::span<gc::channel_source* const> in(source_ptrs);
     std::vector<block> out =
         run.hash == garbling_hash::fixed_key
-            ? exec::evaluate<fixed_key_hash>(run.plan, c, hash_start, in, labels, run.first_gate, interrupter(run))
-            : exec::evaluate<mitccr_hash>(run.plan, c, hash_start, in, labels, run.first_gate, interrupter(run));
+            ? exec::evaluate<fixed_key_hash>(run.plan, c, hash_start, in, labels, run.first_gate, &run.pool,
+                                             interrupter(run))
+            : exec::evaluate<mitccr_hash>(run.plan, c, hash_start, in, labels, run.first_gate, &run.pool,
+                                          interrupter(run));
     wipe_all(labels);
 
     const std::vector<std::size_t> live = live_outputs(d);
