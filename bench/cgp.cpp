@@ -28,7 +28,9 @@
 #include <tandem/tandem.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <cstdio>
+#include <sys/resource.h>
 #include <memory>
 #include <fstream>
 #include <functional>
@@ -42,6 +44,13 @@ using namespace tandem;
 using clock_type = std::chrono::steady_clock;
 
 double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+/// CPU seconds (user + system) this process has used.
+double cpu_seconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 struct config {
     bench::options opt;
@@ -306,15 +315,21 @@ int party_main(const config& c, const std::vector<app>& apps, const std::functio
             run();  // warm-up
             std::vector<double> secs;
             std::uint64_t sent = 0;
+            double cpu = 0;  // this party's CPU seconds over all repetitions
             for (int r = 0; r < c.opt.reps; ++r) {
                 bench::barrier(s);
                 const auto t0 = clock_type::now();
+                const double cpu0 = cpu_seconds();
                 run();
                 const double me = since(t0);
+                cpu += cpu_seconds() - cpu0;
                 secs.push_back(std::max(me, bench::swap_figure(s, me)));
                 sent = s.last_run().bytes_sent;
             }
             const double their_sent = bench::swap_figure(s, double(sent));
+            const double their_cpu = bench::swap_figure(s, cpu);
+            // Cores busy on average during a run, both parties together.
+            const double busy = (cpu + their_cpu) / std::accumulate(secs.begin(), secs.end(), 0.0);
             const double med = bench::median(secs), mn = bench::minimum(secs);
             if (t == 1) base = med;
             if (!alice) continue;
@@ -330,12 +345,14 @@ int party_main(const config& c, const std::vector<app>& apps, const std::functio
                                  .add("bytes_alice", sent)
                                  .add("bytes_bob", static_cast<std::uint64_t>(their_sent))
                                  .add("speedup", base / med)
+                                 .add("cores_busy", busy)
                                  .add("peak_rss_bytes", bench::peak_rss_bytes())
                                  .json()
                           << "\n";
             else
-                std::printf("  %-9s %u worker%s per party: %8.2f ms (min %8.2f) %6.1f M AND/s  x%.2f\n",
-                            a.name.c_str(), t, t == 1 ? " " : "s", med * 1e3, mn * 1e3, ands / med / 1e6, base / med);
+                std::printf("  %-9s %u worker%s per party: %8.2f ms (min %8.2f) %6.1f M AND/s  x%.2f  (%.2f cores busy)\n",
+                            a.name.c_str(), t, t == 1 ? " " : "s", med * 1e3, mn * 1e3, ands / med / 1e6, base / med,
+                            busy);
         }
     }
     return 0;

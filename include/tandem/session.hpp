@@ -310,8 +310,8 @@ private:
         const detail::run_header mine(who, c, s.runs, s.me);
         mine.send(*s.ch);
         const exec::plan plan = exec::make_plan(c, s.threads);
-        if (!s.pool) s.pool.emplace(s.threads);
-        detail::yao_run run{*s.ch, s.links, plan, *s.pool, s.hash, s.next_gate, who};
+        if (!plan.one_worker && !s.pool) s.pool.emplace(s.threads);  // made once; its threads idle between runs
+        detail::yao_run run{*s.ch, s.links, plan, s.pool ? &*s.pool : nullptr, s.hash, s.next_gate, who};
         std::optional<std::vector<bool>> bits;
         std::uint64_t and_gates = c.stats().and_gates;
         if (s.me == party::alice) {

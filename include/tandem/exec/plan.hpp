@@ -3,8 +3,9 @@
 // A plan is a pure function of (circuit, workers, FGP threshold), so the two
 // parties derive the same one without talking (DESIGN §8). For W workers:
 //  * Region steps: instances are cut into W contiguous parts balanced by AND
-//    count; worker w runs part w in instance order, its tables travelling on
-//    link w (link 0 is the session's main connection).
+//    count (fewer for regions under fgp_min_ands ANDs per part); worker w
+//    runs part w in instance order, its tables travelling on link w (link 0
+//    is the session's main connection).
 //  * Sequential steps run on worker 0, except FGP: a level with at least
 //    fgp_min_ands ANDs per part has its ANDs split into up to W parts, part k
 //    on worker k and link k (paper 001 §4.1); the level's XORs follow on
@@ -27,11 +28,12 @@
 
 namespace tandem::exec {
 
-/// ANDs per thread below which FGP does not split a level. Measured with
-/// `bench_cgp --case tau` (bench/RESULTS.md): on the 2-core development VM
-/// two threads gain from ~256 ANDs per thread and reach 90 % efficiency
-/// from ~2048; paper 001 reports ≈8 and ≈512 on its machine.
-inline constexpr std::uint32_t default_fgp_min_ands = 2048;
+/// ANDs per thread below which FGP does not split a level (nor the planner a
+/// region). Measured with `bench_cgp --case tau` (bench/RESULTS.md): on the
+/// 2-core development VM two threads break even at ~128 ANDs per thread and
+/// gain 1.3× at 1024, 1.7× from 4096; paper 001 reports ≈8 for any gain and
+/// ≈512 for 90 % efficiency on its machine.
+inline constexpr std::uint32_t default_fgp_min_ands = 1024;
 
 /// Instances [begin, end) of a region.
 struct instance_range {
@@ -52,6 +54,9 @@ struct plan {
     std::vector<std::uint64_t> level_first_and;  ///< per level of the sequential gates
     std::vector<std::uint64_t> worker_ands;      ///< ANDs whose tables travel on link w
     std::uint64_t and_gates = 0;
+    /// Every task is worker 0's (one worker, or a circuit too small to
+    /// split): the executor runs the steps on the calling thread.
+    bool one_worker = true;
 
     /// Into how many parts FGP splits the ANDs of a level (1: not split).
     std::uint32_t level_parts(const level_range& lv) const noexcept {
@@ -91,6 +96,7 @@ inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
                     const auto [b, e] = plan::level_part(lv, k, n);
                     p.worker_ands[k] += e - b;
                 }
+                p.one_worker = p.one_worker && n == 1;
                 next += lv.and_count();
             }
         } else {
@@ -103,21 +109,27 @@ inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
                 total += body_ands[i.body];
             }
             // Contiguous parts: worker w takes instances until its share of
-            // the ANDs, (w + 1) / W of the total, is reached.
+            // the ANDs, (w + 1) / parts of the total, is reached. A small
+            // region is not worth a hand-off: like an FGP level, it gets at
+            // most one part per fgp_min_ands ANDs.
+            const std::uint64_t by_size = fgp_min_ands == 0 ? workers : total / fgp_min_ands;
+            const auto parts = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(by_size, 1, workers));
             sp.parts.assign(workers, {});
             std::uint32_t i = 0;
             std::uint64_t done = 0;
             const auto n = static_cast<std::uint32_t>(r.instances.size());
-            for (std::uint32_t w = 0; w < workers; ++w) {
+            for (std::uint32_t w = 0; w < parts; ++w) {
                 sp.parts[w].begin = i;
-                const std::uint64_t target = total * (w + 1) / workers;
-                while (i < n && (w + 1 == workers || done + body_ands[r.instances[i].body] / 2 < target)) {
+                const std::uint64_t target = total * (w + 1) / parts;
+                while (i < n && (w + 1 == parts || done + body_ands[r.instances[i].body] / 2 < target)) {
                     done += body_ands[r.instances[i].body];
                     p.worker_ands[w] += body_ands[r.instances[i].body];
                     ++i;
                 }
                 sp.parts[w].end = i;
             }
+            for (std::uint32_t w = parts; w < workers; ++w) sp.parts[w] = {i, i};
+            p.one_worker = p.one_worker && parts == 1;
             next += total;
         }
         p.steps.push_back(std::move(sp));

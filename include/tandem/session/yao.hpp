@@ -57,7 +57,7 @@ struct yao_run {
     net::channel& ch;                     ///< the main connection (links[0])
     std::span<net::channel* const> links; ///< one per worker
     const exec::plan& plan;
-    exec::workers& pool;                  ///< one thread per worker
+    exec::workers* pool;                  ///< one thread per worker (none needed for one-worker plans)
     garbling_hash hash;
     std::uint64_t first_gate;  ///< tweak offset: the ANDs garbled under this Δ so far
     reveal who;
@@ -138,9 +138,9 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
     const std::span<gc::channel_sink* const> out(sink_ptrs);
     gc::garbled_outputs g =
         run.hash == garbling_hash::fixed_key
-            ? exec::garble<fixed_key_hash>(run.plan, c, enc, hash_start, out, run.first_gate, &run.pool,
+            ? exec::garble<fixed_key_hash>(run.plan, c, enc, hash_start, out, run.first_gate, run.pool,
                                            interrupter(run))
-            : exec::garble<mitccr_hash>(run.plan, c, enc, hash_start, out, run.first_gate, &run.pool,
+            : exec::garble<mitccr_hash>(run.plan, c, enc, hash_start, out, run.first_gate, run.pool,
                                         interrupter(run));
     and_gates = g.and_gates;
 
@@ -207,9 +207,9 @@ inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, const circui
     const std::span<gc::channel_source* const> in(source_ptrs);
     std::vector<block> out =
         run.hash == garbling_hash::fixed_key
-            ? exec::evaluate<fixed_key_hash>(run.plan, c, hash_start, in, labels, run.first_gate, &run.pool,
+            ? exec::evaluate<fixed_key_hash>(run.plan, c, hash_start, in, labels, run.first_gate, run.pool,
                                              interrupter(run))
-            : exec::evaluate<mitccr_hash>(run.plan, c, hash_start, in, labels, run.first_gate, &run.pool,
+            : exec::evaluate<mitccr_hash>(run.plan, c, hash_start, in, labels, run.first_gate, run.pool,
                                           interrupter(run));
     wipe_all(labels);
 
