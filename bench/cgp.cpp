@@ -8,7 +8,8 @@
 //   offline  garbling alone (tables folded into a checksum, no network) with
 //            1..N threads: CGP (the regions spread over workers, FGP in the
 //            sequential parts) and FGP alone (the same circuit flattened, its
-//            wide levels split across threads) — paper 001 Fig. 6
+//            wide levels split across threads) — paper 001 Fig. 6 — and, as
+//            the machine's ceiling, t independent one-thread garblings at once
 //   online   two processes over loopback TCP, 1 and N workers per party
 //            (paper Fig. 8). Not pinned: with two cores both parties share
 //            both, which is the point of comparing 1 and 2 workers here
@@ -135,12 +136,32 @@ private:
     std::vector<folding_sink*> ptrs_;
 };
 
-/// Seconds of each repetition of each garbler, taking turns so that the
+/// The machine's own ceiling for T threads: T independent one-thread
+/// garblings of the circuit at once (each with its own everything); the
+/// time of a repetition is the slowest one's.
+class independent {
+public:
+    independent(const circuit<>& c, int copies) {
+        for (int k = 0; k < copies; ++k) gs_.push_back(std::make_unique<garbler>(c, exec::make_plan(c, 1)));
+    }
+    double once() {
+        std::vector<double> t(gs_.size());
+        std::vector<std::thread> threads;
+        for (std::size_t k = 0; k < gs_.size(); ++k) threads.emplace_back([&, k] { t[k] = gs_[k]->once(); });
+        for (std::thread& th : threads) th.join();
+        return *std::max_element(t.begin(), t.end());
+    }
+
+private:
+    std::vector<std::unique_ptr<garbler>> gs_;
+};
+
+/// Seconds of each repetition of each runner, taking turns so that the
 /// machine's slow and fast phases (a shared VM) hit all of them alike.
-std::vector<std::vector<double>> take_turns(std::vector<std::unique_ptr<garbler>>& gs, int reps) {
-    std::vector<std::vector<double>> t(gs.size());
+std::vector<std::vector<double>> take_turns(const std::vector<std::function<double()>>& runs, int reps) {
+    std::vector<std::vector<double>> t(runs.size());
     for (int r = 0; r < reps; ++r)
-        for (std::size_t k = 0; k < gs.size(); ++k) t[k].push_back(gs[k]->once());
+        for (std::size_t k = 0; k < runs.size(); ++k) t[k].push_back(runs[k]());
     return t;
 }
 
@@ -153,13 +174,20 @@ void bench_offline(const config& c, const std::vector<app>& apps) {
         std::vector<std::unique_ptr<garbler>> gs;  // cgp 1..T, then fgp 1..T
         for (int t = 1; t <= c.opt.threads; ++t) gs.push_back(std::make_unique<garbler>(a.c, exec::make_plan(a.c, t)));
         for (int t = 1; t <= c.opt.threads; ++t) gs.push_back(std::make_unique<garbler>(flat, exec::make_plan(flat, t)));
-        const std::vector<std::vector<double>> times = take_turns(gs, c.opt.reps);
+        std::vector<std::unique_ptr<independent>> ceilings;  // 1..T independent one-thread garblings
+        for (int t = 1; t <= c.opt.threads; ++t) ceilings.push_back(std::make_unique<independent>(a.c, t));
+        std::vector<std::function<double()>> runs;
+        for (auto& g : gs) runs.push_back([&g] { return g->once(); });
+        for (auto& i : ceilings) runs.push_back([&i] { return i->once(); });
+        const std::vector<std::vector<double>> times = take_turns(runs, c.opt.reps);
         const double ands = double(a.c.stats().and_gates);
         const auto T = static_cast<std::size_t>(c.opt.threads);
         for (std::size_t t = 1; t <= T; ++t) {
             const double cgp = bench::median(times[t - 1]), fgp = bench::median(times[T + t - 1]);
             const double cgp_min = bench::minimum(times[t - 1]), fgp_min = bench::minimum(times[T + t - 1]);
             const double base_cgp = bench::median(times[0]), base_fgp = bench::median(times[T]);
+            // t copies of the work in the time of the slowest: the speed-up t threads could at most give.
+            const double ceiling = double(t) * bench::median(times[2 * T]) / bench::median(times[2 * T + t - 1]);
             if (c.opt.json) {
                 for (const auto& [mode, sec, smin, base] :
                      {std::tuple{"cgp", cgp, cgp_min, base_cgp}, std::tuple{"fgp", fgp, fgp_min, base_fgp}})
@@ -172,14 +200,16 @@ void bench_offline(const config& c, const std::vector<app>& apps) {
                                      .add("and_gates", a.c.stats().and_gates)
                                      .add("and_per_s", ands / sec)
                                      .add("speedup", base / sec)
+                                     .add("speedup_min", bench::minimum(times[mode[0] == 'c' ? 0 : T]) / smin)
+                                     .add("machine_ceiling", ceiling)
                                      .add("peak_rss_bytes", bench::peak_rss_bytes())
                                      .json()
                               << "\n";
             } else {
                 std::printf("  %-9s %zu thread%s  CGP %8.2f ms (min %8.2f) %6.1f M AND/s x%.2f   FGP alone %8.2f ms "
-                            "(min %8.2f) %6.1f M AND/s x%.2f\n",
+                            "(min %8.2f) %6.1f M AND/s x%.2f   (machine: x%.2f)\n",
                             a.name.c_str(), t, t == 1 ? " " : "s", cgp * 1e3, cgp_min * 1e3, ands / cgp / 1e6,
-                            base_cgp / cgp, fgp * 1e3, fgp_min * 1e3, ands / fgp / 1e6, base_fgp / fgp);
+                            base_cgp / cgp, fgp * 1e3, fgp_min * 1e3, ands / fgp / 1e6, base_fgp / fgp, ceiling);
             }
         }
     }
@@ -214,10 +244,9 @@ void bench_tau(const config& c) {
     for (std::size_t per_thread = 4; per_thread <= (c.opt.quick ? 256u : 8192u); per_thread *= 2) {
         const std::size_t width = 2 * per_thread;
         const circuit<> circ = wide_levels(width, total / width);
-        std::vector<std::unique_ptr<garbler>> gs;
-        gs.push_back(std::make_unique<garbler>(circ, exec::make_plan(circ, 1)));
-        gs.push_back(std::make_unique<garbler>(circ, exec::make_plan(circ, 2, 1)));  // split every level
-        const std::vector<std::vector<double>> t = take_turns(gs, c.opt.reps);
+        garbler one_thread(circ, exec::make_plan(circ, 1)), two_threads(circ, exec::make_plan(circ, 2, 1));  // split every level
+        const std::vector<std::vector<double>> t =
+            take_turns({[&] { return one_thread.once(); }, [&] { return two_threads.once(); }}, c.opt.reps);
         const double one = bench::median(t[0]), two = bench::median(t[1]);
         const double speedup = one / two;
         if (!tau_any && speedup > 1.0) tau_any = per_thread;

@@ -405,13 +405,15 @@ session_options with_threads(std::uint32_t threads) {
 /// received), it closes the link and fails like a dropped connection.
 class cutting_channel final : public net::channel {
 public:
-    cutting_channel(std::unique_ptr<net::channel> inner, std::uint64_t cut_after)
-        : net::channel("cutting " + inner->name()), inner_(std::move(inner)), cut_after_(cut_after) {
+    /// `was_cut` outlives the channel (the session owns and destroys it).
+    cutting_channel(std::unique_ptr<net::channel> inner, std::uint64_t cut_after,
+                    std::shared_ptr<std::atomic<bool>> was_cut)
+        : net::channel("cutting " + inner->name()), inner_(std::move(inner)), cut_after_(cut_after),
+          was_cut_(std::move(was_cut)) {
         inner_->set_timeout(2s);
     }
     void close() noexcept override { inner_->close(); }
     void interrupt() noexcept override { inner_->interrupt(); }
-    bool was_cut() const noexcept { return cut_.load(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {
@@ -437,6 +439,7 @@ protected:
 private:
     [[noreturn]] void cut() {
         cut_ = true;
+        *was_cut_ = true;
         inner_->close();
         throw network_error("cutting channel: link cut");
     }
@@ -444,6 +447,7 @@ private:
     std::uint64_t cut_after_;
     std::atomic<std::uint64_t> moved_{0};
     std::atomic<bool> cut_{false};
+    std::shared_ptr<std::atomic<bool>> was_cut_;
 };
 
 }  // namespace
@@ -1308,9 +1312,8 @@ cut_result run_with_cut_link(std::uint32_t threads, party side, std::size_t whic
     const auto c = products<8>();
     wiring w = make_wiring(threads - 1);
     link_list& links = side == party::alice ? w.links_a : w.links_b;
-    auto wrapped = std::make_unique<cutting_channel>(std::move(links[which - 1]), cut_after);
-    cutting_channel* cutter = wrapped.get();
-    links[which - 1] = std::move(wrapped);
+    const auto was_cut = std::make_shared<std::atomic<bool>>(false);
+    links[which - 1] = std::make_unique<cutting_channel>(std::move(links[which - 1]), cut_after, was_cut);
     session_options o = with_threads(threads);
     o.timeout = 2s;
     const std::array<std::uint64_t, 8> x{1, 2, 3, 4, 5, 6, 7, 8}, y{9, 8, 7, 6, 5, 4, 3, 2};
@@ -1335,7 +1338,7 @@ cut_result run_with_cut_link(std::uint32_t threads, party side, std::size_t whic
             }
         });
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.cut = cutter->was_cut();
+    r.cut = *was_cut;
     return r;
 }
 
