@@ -2,7 +2,7 @@
 // three applications of paper 001 §6.2 (BioMatch, MExp, MVMul; examples/apps.hpp).
 //
 //   bench_cgp [--case offline|online|tau|levels|all] [--threads N] [--reps N] [--quick] [--json]
-//             [--csv <file>]
+//             [--csv <file>] [--hash rekeyed|fixed-key]
 //
 // Cases:
 //   offline  garbling alone (tables folded into a checksum, no network) with
@@ -57,6 +57,7 @@ struct config {
     bench::options opt;
     std::string which = "all";
     std::string csv = "cgp_level_widths.csv";
+    garbling_hash hash = garbling_hash::rekeyed;  // online case
     bool is_bob = false;
     std::uint16_t port = 0;
 };
@@ -328,8 +329,8 @@ void bench_levels(const config& c, const std::vector<app>& apps) {
 int party_main(const config& c, const std::vector<app>& apps, const std::function<session(std::uint32_t)>& open) {
     const bool alice = !c.is_bob;
     if (alice && !c.opt.json)
-        std::printf("two-party online, two processes over loopback TCP sharing %u cores, median of %d\n",
-                    std::thread::hardware_concurrency(), c.opt.reps);
+        std::printf("two-party online, two processes over loopback TCP sharing %u cores, %s hash, median of %d\n",
+                    std::thread::hardware_concurrency(), std::string(to_string(c.hash)).c_str(), c.opt.reps);
     for (const app& a : apps) {
         double base = 0;
         std::vector<std::uint32_t> counts{1};
@@ -375,6 +376,7 @@ int party_main(const config& c, const std::vector<app>& apps, const std::functio
                                  .add("bytes_bob", static_cast<std::uint64_t>(their_sent))
                                  .add("speedup", base / med)
                                  .add("cores_busy", busy)
+                                 .add_string("hash", c.hash == garbling_hash::rekeyed ? "rekeyed" : "fixed-key")
                                  .add("peak_rss_bytes", bench::peak_rss_bytes())
                                  .json()
                           << "\n";
@@ -397,6 +399,15 @@ int main(int argc, char** argv) {
         const std::string a = argv[i];
         if (a == "--case" && i + 1 < argc) c.which = argv[++i];
         else if (a == "--csv" && i + 1 < argc) c.csv = argv[++i];
+        else if (a == "--hash" && i + 1 < argc) {
+            const std::string h = argv[++i];
+            if (h != "rekeyed" && h != "fixed-key") {
+                std::cerr << "bench_cgp: --hash must be rekeyed or fixed-key\n";
+                return 2;
+            }
+            c.hash = h == "rekeyed" ? garbling_hash::rekeyed : garbling_hash::fixed_key;
+            passthrough.insert(passthrough.end(), {"--hash", h});
+        }
         else if (a == "--bob-port" && i + 1 < argc) c.is_bob = true, c.port = static_cast<std::uint16_t>(std::stoi(argv[++i]));
         else common.push_back(argv[i]), passthrough.push_back(a);
     }
@@ -416,6 +427,7 @@ int main(int argc, char** argv) {
         const auto options = [&](std::uint32_t t) {
             session_options o;
             o.threads = t;
+            o.hash = c.hash;
             return o;
         };
         if (c.is_bob)

@@ -1,9 +1,9 @@
 // examples/app_runner.hpp — the command line of the paper-001 applications
 // (biomatch, mexp, mvmul): two parties, --threads workers each.
 //
-//   <app> --local [--threads N] [--seed S]                 both parties, two processes, loopback TCP
-//   <app> --party alice [--port P] [--threads N] [--seed S]
-//   <app> --party bob --host <alice> [--threads N] [--seed S]
+//   <app> --local [--threads N] [--seed S] [--repeat R]     both parties, two processes, loopback TCP
+//   <app> --party alice [--port P] [--threads N] [--seed S] [--repeat R]
+//   <app> --party bob --host <alice> [--threads N] [--seed S] [--repeat R]
 //
 // Each party derives its own input from the seed (Alice and Bob draw from
 // different streams) and passes only its own to the run. For this demo the
@@ -26,26 +26,31 @@ namespace example {
 template <class Circuit, class MakeInputs, class Reference, class Show>
 int run_app(const char* name, const char* description, int argc, char** argv, const Circuit& circuit,
             MakeInputs&& inputs, Reference&& reference, Show&& show) {
-    std::uint64_t seed = 1;
+    std::uint64_t seed = 1, repeat = 1;
     cli c;
     try {
         c = parse(argc, argv);
         for (std::size_t i = 0; i < c.rest.size(); ++i) {
-            if (c.rest[i] != "--seed" || i + 1 == c.rest.size())
+            if ((c.rest[i] != "--seed" && c.rest[i] != "--repeat") || i + 1 == c.rest.size())
                 throw std::invalid_argument("unknown argument '" + c.rest[i] + "'");
-            seed = std::stoull(c.rest[++i]);
+            (c.rest[i] == "--seed" ? seed : repeat) = std::stoull(c.rest[i + 1]);
+            ++i;
         }
     } catch (const std::exception& e) {
         std::cerr << name << ": " << e.what() << "\nusage: " << name
-                  << " (--local | --party alice|bob) [--threads N] [--seed S]\n"
-                  << description << common_usage;
+                  << " (--local | --party alice|bob) [--threads N] [--seed S] [--repeat R]\n"
+                  << description << "  --repeat <r>        runs in the session (default 1; the last is reported)\n"
+                  << common_usage;
         return 2;
     }
     const auto in = inputs(seed);
     const auto expected = reference(in);
     return run(c, argc, argv, [&](tandem::session& s) {
-        const auto result = s.me() == tandem::party::alice ? s.run(c.who, circuit, in.alice)
-                                                           : s.run(c.who, circuit, in.bob);
+        auto run_once = [&] {
+            return s.me() == tandem::party::alice ? s.run(c.who, circuit, in.alice) : s.run(c.who, circuit, in.bob);
+        };
+        auto result = run_once();
+        for (std::uint64_t k = 1; k < repeat; ++k) result = run_once();
         if (!result) {
             report(s, "result: not revealed to this party");
             return 0;

@@ -1,6 +1,7 @@
-// Two real processes over loopback TCP: the aes and millionaires examples run
-// as --party alice and --party bob; a peer killed or frozen mid-run makes the
-// other fail with a clear error within its deadline.
+// Two real processes over loopback TCP: the aes, millionaires and mvmul
+// examples run as --party alice and --party bob; a peer killed or frozen
+// mid-run (also with worker links) makes the other fail with a clear error
+// within its deadline.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -85,6 +87,23 @@ private:
 
 std::string free_port() { return std::to_string(tandem::net::tcp_listener(0, "127.0.0.1").port()); }
 
+/// Established TCP connections accepted on `port` (from /proc/net/tcp).
+int accepted_connections(const std::string& port) {
+    std::ifstream tcp("/proc/net/tcp");
+    std::string line;
+    std::getline(tcp, line);  // header
+    char hex[8];
+    std::snprintf(hex, sizeof hex, ":%04X", static_cast<unsigned>(std::stoi(port)));
+    int n = 0;
+    while (std::getline(tcp, line)) {
+        std::istringstream fields(line);
+        std::string slot, local, remote, state;
+        fields >> slot >> local >> remote >> state;
+        if (local.size() >= 5 && local.compare(local.size() - 5, 5, hex) == 0 && state == "01") ++n;
+    }
+    return n;
+}
+
 const std::string fips_ciphertext = "69c4e0d86a7b0430d8cdb78070b4c55a";
 
 }  // namespace
@@ -145,6 +164,46 @@ TEST_CASE("processes.killed_or_frozen_peer_fails_the_other_within_its_deadline")
                          "2000"},
                         "k_bob");
             std::this_thread::sleep_for(700ms);  // connected and running
+            process& dead = std::string(victim) == "bob" ? bob : alice;
+            process& survivor = std::string(victim) == "bob" ? alice : bob;
+            dead.signal(sig);
+            const auto t0 = std::chrono::steady_clock::now();
+            const int status = survivor.wait(15s);
+            const auto waited = std::chrono::steady_clock::now() - t0;
+            INFO("survivor stderr: " << survivor.err());
+            CHECK(status == 1);
+            CHECK(waited < 10s);
+            if (sig == SIGSTOP) {
+                CHECK(survivor.err().find("no progress within 2000 ms") != std::string::npos);
+                dead.signal(SIGCONT);
+            } else {
+                CHECK((survivor.err().find("closed the connection") != std::string::npos ||
+                       survivor.err().find("reset") != std::string::npos));
+            }
+        }
+    }
+}
+
+TEST_CASE("processes.killed_peer_with_worker_links_fails_the_other_within_its_deadline") {
+    // mvmul with two workers per party: a main connection and a worker link
+    // each; the victim dies or freezes while tables stream on both.
+    for (int sig : {SIGKILL, SIGSTOP}) {
+        for (const char* victim : {"bob", "alice"}) {
+            INFO("signal " << sig << " to " << victim);
+            const std::string port = free_port();
+            const std::vector<std::string> common{"--port", port, "--threads", "2", "--repeat", "1000000",
+                                                  "--timeout", "2000"};
+            std::vector<std::string> a{TANDEM_EXAMPLE_MVMUL, "--party", "alice"}, b{TANDEM_EXAMPLE_MVMUL, "--party", "bob"};
+            a.insert(a.end(), common.begin(), common.end());
+            b.insert(b.end(), common.begin(), common.end());
+            process alice(a, "w_alice");
+            process bob(b, "w_bob");
+            // Both links up (the main one and the worker link), then runs under way.
+            const auto deadline = std::chrono::steady_clock::now() + 60s;
+            while (accepted_connections(port) < 2 && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(20ms);
+            REQUIRE(accepted_connections(port) >= 2);
+            std::this_thread::sleep_for(500ms);
             process& dead = std::string(victim) == "bob" ? bob : alice;
             process& survivor = std::string(victim) == "bob" ? alice : bob;
             dead.signal(sig);
