@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <set>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -106,6 +107,25 @@ int accepted_connections(const std::string& port) {
 
 const std::string fips_ciphertext = "69c4e0d86a7b0430d8cdb78070b4c55a";
 
+/// Sends `sig` (SIGKILL or SIGSTOP) to `dead`; the survivor must exit with 1
+/// within its 2 s deadline (plus slack), saying what happened.
+void stop_and_check_survivor(process& dead, process& survivor, int sig) {
+    dead.signal(sig);
+    const auto t0 = std::chrono::steady_clock::now();
+    const int status = survivor.wait(15s);
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    INFO("survivor exit status " << status << ", stdout: " << survivor.out() << "\nstderr: " << survivor.err());
+    CHECK(status == 1);
+    CHECK(waited < 10s);
+    if (sig == SIGSTOP) {
+        CHECK(survivor.err().find("no progress within 2000 ms") != std::string::npos);
+        dead.signal(SIGCONT);
+    } else {
+        CHECK((survivor.err().find("closed the connection") != std::string::npos ||
+               survivor.err().find("reset") != std::string::npos));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("processes.aes128_fips197_between_two_processes") {
@@ -164,22 +184,8 @@ TEST_CASE("processes.killed_or_frozen_peer_fails_the_other_within_its_deadline")
                          "2000"},
                         "k_bob");
             std::this_thread::sleep_for(700ms);  // connected and running
-            process& dead = std::string(victim) == "bob" ? bob : alice;
-            process& survivor = std::string(victim) == "bob" ? alice : bob;
-            dead.signal(sig);
-            const auto t0 = std::chrono::steady_clock::now();
-            const int status = survivor.wait(15s);
-            const auto waited = std::chrono::steady_clock::now() - t0;
-            INFO("survivor stderr: " << survivor.err());
-            CHECK(status == 1);
-            CHECK(waited < 10s);
-            if (sig == SIGSTOP) {
-                CHECK(survivor.err().find("no progress within 2000 ms") != std::string::npos);
-                dead.signal(SIGCONT);
-            } else {
-                CHECK((survivor.err().find("closed the connection") != std::string::npos ||
-                       survivor.err().find("reset") != std::string::npos));
-            }
+            stop_and_check_survivor(std::string(victim) == "bob" ? bob : alice,
+                                    std::string(victim) == "bob" ? alice : bob, sig);
         }
     }
 }
@@ -187,10 +193,13 @@ TEST_CASE("processes.killed_or_frozen_peer_fails_the_other_within_its_deadline")
 TEST_CASE("processes.killed_peer_with_worker_links_fails_the_other_within_its_deadline") {
     // mvmul with two workers per party: a main connection and a worker link
     // each; the victim dies or freezes while tables stream on both.
+    std::set<std::string> used_ports;
     for (int sig : {SIGKILL, SIGSTOP}) {
         for (const char* victim : {"bob", "alice"}) {
             INFO("signal " << sig << " to " << victim);
-            const std::string port = free_port();
+            // A port no earlier scenario used: a frozen victim's connections may linger.
+            std::string port = free_port();
+            while (!used_ports.insert(port).second) port = free_port();
             const std::vector<std::string> common{"--port", port, "--threads", "2", "--repeat", "1000000",
                                                   "--timeout", "2000"};
             std::vector<std::string> a{TANDEM_EXAMPLE_MVMUL, "--party", "alice"}, b{TANDEM_EXAMPLE_MVMUL, "--party", "bob"};
@@ -200,26 +209,13 @@ TEST_CASE("processes.killed_peer_with_worker_links_fails_the_other_within_its_de
             process bob(b, "w_bob");
             // Both links up (the main one and the worker link), then runs under way.
             const auto deadline = std::chrono::steady_clock::now() + 60s;
-            while (accepted_connections(port) < 2 && std::chrono::steady_clock::now() < deadline)
+            int links = 0;
+            while ((links = accepted_connections(port)) < 2 && std::chrono::steady_clock::now() < deadline)
                 std::this_thread::sleep_for(20ms);
-            REQUIRE(accepted_connections(port) >= 2);
+            REQUIRE(links >= 2);
             std::this_thread::sleep_for(500ms);
-            process& dead = std::string(victim) == "bob" ? bob : alice;
-            process& survivor = std::string(victim) == "bob" ? alice : bob;
-            dead.signal(sig);
-            const auto t0 = std::chrono::steady_clock::now();
-            const int status = survivor.wait(15s);
-            const auto waited = std::chrono::steady_clock::now() - t0;
-            INFO("survivor stderr: " << survivor.err());
-            CHECK(status == 1);
-            CHECK(waited < 10s);
-            if (sig == SIGSTOP) {
-                CHECK(survivor.err().find("no progress within 2000 ms") != std::string::npos);
-                dead.signal(SIGCONT);
-            } else {
-                CHECK((survivor.err().find("closed the connection") != std::string::npos ||
-                       survivor.err().find("reset") != std::string::npos));
-            }
+            stop_and_check_survivor(std::string(victim) == "bob" ? bob : alice,
+                                    std::string(victim) == "bob" ? alice : bob, sig);
         }
     }
 }

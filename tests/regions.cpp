@@ -8,6 +8,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include "exception_text.hpp"
+
 #include "../examples/apps.hpp"
 
 #include <tandem/tandem.hpp>
@@ -46,14 +48,6 @@ std::string region_at(const char* what, int line) {
     return std::string(what) + " at regions.cpp:" + std::to_string(line);
 }
 
-std::string message_of(std::exception_ptr e) {
-    try {
-        if (e) std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-        return x.what();
-    }
-    return "";
-}
 
 /// Random bits for every input value of c.
 bits_t random_inputs(const circuit<>& c, std::mt19937_64& rng) {

@@ -3,6 +3,7 @@
 // typed values), who learns the output, handshake mismatches, bad inputs,
 // and damaged or cut streams.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "exception_text.hpp"
 #include "hex_bits.hpp"
 #include "laws.hpp"
 
@@ -60,14 +61,6 @@ void rethrow(const outcome& o) {
     if (o.bob) std::rethrow_exception(o.bob);
 }
 
-std::string message_of(std::exception_ptr e) {
-    try {
-        if (e) std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-        return x.what();
-    }
-    return "";
-}
 
 /// The input values owned by p, from all input values.
 bits_t owned(const circuit<>& c, const bits_t& all, party p) {

@@ -258,17 +258,57 @@ struct and_evaluator {
 
 }  // namespace detail
 
+namespace detail {
+/// What garbler_core and evaluator_core share: walking levels, and running a
+/// region instance in a label array of its own, through the core's ands()
+/// and linear().
+template <class Core>
+class step_runner {
+public:
+    /// Levels [begin, end) of c; returns the tweak index after their ANDs.
+    std::uint64_t levels(const circuit_data& c, label_array& label, std::uint32_t begin, std::uint32_t end,
+                         std::uint64_t first_and) {
+        Core& core = static_cast<Core&>(*this);
+        for (std::uint32_t l = begin; l < end; ++l) {
+            const level_range& lv = c.levels[l];
+            core.ands(c, label, lv.and_begin, lv.xor_begin, first_and);
+            first_and += lv.and_count();
+            core.linear(c, label, lv.xor_begin, lv.end);
+        }
+        return first_and;
+    }
+    /// One region instance: reads its inputs from `outer`, writes its outputs there.
+    std::uint64_t instance(const region_data& r, const region_instance& i, label_array& outer,
+                           std::uint64_t first_and) {
+        const circuit_data& body = r.bodies[i.body];
+        if (local_.size() < body.slot_count) local_.resize(body.slot_count);
+        const auto in = r.inputs_of(i), out = r.outputs_of(i);
+        for (std::size_t k = 0; k < in.size(); ++k) local_[k] = outer[in[k]];
+        first_and = levels(body, local_, 0, static_cast<std::uint32_t>(body.levels.size()), first_and);
+        for (std::size_t j = 0; j < out.size(); ++j)
+            if (out[j] != unused_slot) outer[out[j]] = local_[body.output_slots[j]];
+        return first_and;
+    }
+
+protected:
+    step_runner() = default;
+    ~step_runner() { tandem::detail::wipe_all(local_); }
+    step_runner(const step_runner&) = delete;
+    step_runner& operator=(const step_runner&) = delete;
+
+private:
+    label_array local_;  // one instance's labels, reused
+};
+}  // namespace detail
+
 /// One thread's garbling engine: garbles levels of a circuit, parts of
 /// levels (FGP) and region instances, each with the tweaks it is given, into
 /// its sink. The session's executor (exec/) runs one per worker; garble()
 /// below runs one over a whole circuit.
 template <class Hash, table_sink Sink>
-class garbler_core {
+class garbler_core : public detail::step_runner<garbler_core<Hash, Sink>> {
 public:
     garbler_core(block hash_start, block delta, Sink& sink) : hash_(hash_start), delta_(delta), sink_(sink) {}
-    garbler_core(const garbler_core&) = delete;
-    garbler_core& operator=(const garbler_core&) = delete;
-    ~garbler_core() { tandem::detail::wipe_all(local_); }
 
     /// The ANDs [begin, end) of c (all of one level), the first with tweak index first_and.
     void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
@@ -283,29 +323,6 @@ public:
             label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta_;
         }
     }
-    /// Levels [begin, end) of c; returns the tweak index after their ANDs.
-    std::uint64_t levels(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-                         std::uint64_t first_and) {
-        for (std::uint32_t l = begin; l < end; ++l) {
-            const level_range& lv = c.levels[l];
-            ands(c, label, lv.and_begin, lv.xor_begin, first_and);
-            first_and += lv.and_count();
-            linear(c, label, lv.xor_begin, lv.end);
-        }
-        return first_and;
-    }
-    /// One region instance: reads its inputs from `outer`, writes its outputs there.
-    std::uint64_t instance(const region_data& r, const region_instance& i, detail::label_array& outer,
-                           std::uint64_t first_and) {
-        const circuit_data& body = r.bodies[i.body];
-        if (local_.size() < body.slot_count) local_.resize(body.slot_count);
-        const auto in = r.inputs_of(i), out = r.outputs_of(i);
-        for (std::size_t k = 0; k < in.size(); ++k) local_[k] = outer[in[k]];
-        first_and = levels(body, local_, 0, static_cast<std::uint32_t>(body.levels.size()), first_and);
-        for (std::size_t j = 0; j < out.size(); ++j)
-            if (out[j] != unused_slot) outer[out[j]] = local_[body.output_slots[j]];
-        return first_and;
-    }
     /// Passes buffered tables on, if the sink buffers (channel_sink).
     void flush() {
         if constexpr (requires { sink_.flush(); }) sink_.flush();
@@ -315,17 +332,13 @@ private:
     Hash hash_;  // each core its own: the hash caches expanded keys (not thread-safe)
     block delta_;
     Sink& sink_;
-    detail::label_array local_;  // one instance's labels, reused
 };
 
 /// The evaluator's counterpart of garbler_core, reading tables from a source.
 template <class Hash, table_source Source>
-class evaluator_core {
+class evaluator_core : public detail::step_runner<evaluator_core<Hash, Source>> {
 public:
     evaluator_core(block hash_start, Source& source) : hash_(hash_start), source_(source) {}
-    evaluator_core(const evaluator_core&) = delete;
-    evaluator_core& operator=(const evaluator_core&) = delete;
-    ~evaluator_core() { tandem::detail::wipe_all(local_); }
 
     void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
@@ -338,32 +351,10 @@ public:
             label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
         }
     }
-    std::uint64_t levels(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-                         std::uint64_t first_and) {
-        for (std::uint32_t l = begin; l < end; ++l) {
-            const level_range& lv = c.levels[l];
-            ands(c, label, lv.and_begin, lv.xor_begin, first_and);
-            first_and += lv.and_count();
-            linear(c, label, lv.xor_begin, lv.end);
-        }
-        return first_and;
-    }
-    std::uint64_t instance(const region_data& r, const region_instance& i, detail::label_array& outer,
-                           std::uint64_t first_and) {
-        const circuit_data& body = r.bodies[i.body];
-        if (local_.size() < body.slot_count) local_.resize(body.slot_count);
-        const auto in = r.inputs_of(i), out = r.outputs_of(i);
-        for (std::size_t k = 0; k < in.size(); ++k) local_[k] = outer[in[k]];
-        first_and = levels(body, local_, 0, static_cast<std::uint32_t>(body.levels.size()), first_and);
-        for (std::size_t j = 0; j < out.size(); ++j)
-            if (out[j] != unused_slot) outer[out[j]] = local_[body.output_slots[j]];
-        return first_and;
-    }
 
 private:
     Hash hash_;
     Source& source_;
-    detail::label_array local_;
 };
 
 namespace detail {
