@@ -208,8 +208,7 @@ public:
     void begin_region(std::string name) {
         if (region_) internal_error("nested parallel region");
         region_ = std::make_unique<open_region>();
-        region_names_.push_back(name);
-        region_->name = std::move(name);
+        region_names_.push_back(std::move(name));
         region_->base = rec_.first_gate_wire() + static_cast<std::uint32_t>(rec_.gates.size());
     }
 
@@ -292,7 +291,7 @@ public:
                                       : wire_ref{static_cast<std::uint32_t>(v)});
             }
         }
-        r->rec.name = std::move(r->name);
+        r->rec.name = region_names_.back();
         r->rec.level = level;
         rec_.regions.push_back(std::move(r->rec));
         rec_.max_level = level;
@@ -373,7 +372,6 @@ private:
         std::vector<std::uint32_t> import_not, gate_not;  ///< NOT gates (instance wire ids), 0 = none
     };
     struct open_region {
-        std::string name;
         std::uint32_t base = 0;  ///< wire id of an instance's first gate
         bool open = false;
         instance_recording inst;

@@ -273,6 +273,29 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
     fail.rethrow();
 }
 
+namespace detail {
+/// Makes one core per worker with make(w), runs the plan on them (on `pool`,
+/// or on threads made for this call), and wipes the labels if it fails.
+template <class Core, class Make>
+void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::label_array& label,
+               std::uint64_t first_gate, workers* pool, std::function<void()> interrupt) {
+    std::vector<std::unique_ptr<Core>> cores;
+    std::vector<Core*> ptrs;
+    for (std::uint32_t w = 0; w < p.workers; ++w) {
+        cores.push_back(make(w));
+        ptrs.push_back(cores.back().get());
+    }
+    try {
+        std::optional<workers> own;
+        if (pool == nullptr) pool = &own.emplace(p.one_worker ? 0 : p.workers);
+        execute(p, c, std::span<Core* const>(ptrs), label, first_gate, *pool, std::move(interrupt));
+    } catch (...) {
+        tandem::detail::wipe_all(label);
+        throw;
+    }
+}
+}  // namespace detail
+
 /// Garbles c as the plan says, worker w writing its tables to sinks[w]. With
 /// no pool, one is made for this call (a session keeps one for all its runs).
 template <class Hash, gc::table_sink Sink>
@@ -283,22 +306,12 @@ gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encod
     const circuit_data& c = circ.data();
     gc::detail::check_labels(c, input.zero_labels.size(), "garble");
     if (!input.delta.lsb()) throw usage_error("garble: Δ must have lsb 1 (point-and-permute)");
+    if (sinks.size() != p.workers) throw usage_error("exec::garble: one table sink per worker expected");
     gc::detail::label_array label = gc::detail::input_slots(c, input.zero_labels);
-    std::vector<std::unique_ptr<gc::garbler_core<Hash, Sink>>> cores;
-    std::vector<gc::garbler_core<Hash, Sink>*> ptrs;
-    for (Sink* s : sinks) {
-        cores.push_back(std::make_unique<gc::garbler_core<Hash, Sink>>(hash_start, input.delta, *s));
-        ptrs.push_back(cores.back().get());
-    }
-    try {
-        std::optional<workers> own;
-        if (pool == nullptr) pool = &own.emplace(p.one_worker ? 0 : p.workers);
-        execute(p, c, std::span<gc::garbler_core<Hash, Sink>* const>(ptrs), label, first_gate, *pool,
-                std::move(interrupt));
-    } catch (...) {
-        tandem::detail::wipe_all(label);
-        throw;
-    }
+    using core = gc::garbler_core<Hash, Sink>;
+    detail::run_cores<core>(
+        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, input.delta, *sinks[w]); }, label,
+        first_gate, pool, std::move(interrupt));
     return gc::detail::finish_garbling(c, label, p.and_gates);
 }
 
@@ -311,22 +324,12 @@ std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_sta
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
     gc::detail::check_labels(c, input_labels.size(), "evaluate");
+    if (sources.size() != p.workers) throw usage_error("exec::evaluate: one table source per worker expected");
     gc::detail::label_array label = gc::detail::input_slots(c, input_labels);
-    std::vector<std::unique_ptr<gc::evaluator_core<Hash, Source>>> cores;
-    std::vector<gc::evaluator_core<Hash, Source>*> ptrs;
-    for (Source* s : sources) {
-        cores.push_back(std::make_unique<gc::evaluator_core<Hash, Source>>(hash_start, *s));
-        ptrs.push_back(cores.back().get());
-    }
-    try {
-        std::optional<workers> own;
-        if (pool == nullptr) pool = &own.emplace(p.one_worker ? 0 : p.workers);
-        execute(p, c, std::span<gc::evaluator_core<Hash, Source>* const>(ptrs), label, first_gate, *pool,
-                std::move(interrupt));
-    } catch (...) {
-        tandem::detail::wipe_all(label);
-        throw;
-    }
+    using core = gc::evaluator_core<Hash, Source>;
+    detail::run_cores<core>(
+        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, *sources[w]); }, label, first_gate,
+        pool, std::move(interrupt));
     return gc::detail::output_labels(c, label);
 }
 
