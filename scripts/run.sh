@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tandem's two entry points, from a clean clone on Debian 12:
 #   scripts/run.sh example [name [args…]]  build the examples (release preset) and run the
-#                                    two-party headline: AES-128 and millionaires, each as two
-#                                    processes over loopback TCP (--local); or one example with args
+#                                    two-party headline: AES-128, millionaires and MVMul (two
+#                                    workers per party), each as two processes over loopback TCP
+#                                    (--local); or one example with args
 #   scripts/run.sh test [preset]     build everything and run CTest; preset: release (default),
 #                                    debug, asan, tsan (see CMakePresets.json)
 # Both first install any missing Debian packages (scripts/setup-deps.sh).
@@ -23,7 +24,7 @@ case "$cmd" in
   example)
     bash scripts/setup-deps.sh
     cmake --preset release
-    cmake --build --preset release -j "$jobs" --target aes millionaires
+    cmake --build --preset release -j "$jobs" --target aes millionaires biomatch mexp mvmul
     if (($# > 0)); then
       name=$1
       shift
@@ -33,6 +34,8 @@ case "$cmd" in
     ./build/release/examples/aes --local --expect 69c4e0d86a7b0430d8cdb78070b4c55a
     echo "== Millionaires: who is richer, nothing else"
     ./build/release/examples/millionaires --local
+    echo "== MVMul 16x16 by 16, 64-bit: one parallel region, two workers (threads and TCP links) per party"
+    ./build/release/examples/mvmul --local --threads 2
     ;;
   test)
     preset=${1:-release}
