@@ -10,6 +10,7 @@
 #include <tandem/circuit/builder.hpp>
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/circuit/layout.hpp>
+#include <tandem/circuit/steps.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -38,27 +39,15 @@ inline circuit<> flatten(const circuit<>& c) {
     const circuit_data& d = c.data();
     if (d.regions.empty()) return c;
     detail::builder b;
-    std::vector<detail::wire_ref> ref(d.slot_count), local;
+    std::vector<detail::wire_ref> ref(d.slot_count);
     for (const value_layout& v : d.inputs) {
         const detail::wire_ref first = b.add_input_value(v.owner, v.bits);
         for (std::uint32_t k = 0; k < v.bits; ++k) ref[v.first_bit + k] = detail::builder::input_bit(first, k);
     }
-    for (const step& st : d.steps) {
-        if (st.kind == step_kind::sequential) {
-            detail::replay_levels(b, d, st.level_begin, st.level_end, ref.data());
-            continue;
-        }
-        const region_data& r = d.regions[st.region];
-        for (const region_instance& inst : r.instances) {
-            const circuit_data& body = r.bodies[inst.body];
-            local.assign(body.slot_count, detail::false_ref);
-            const auto in = r.inputs_of(inst), out = r.outputs_of(inst);
-            for (std::size_t k = 0; k < in.size(); ++k) local[k] = ref[in[k]];
-            detail::replay_levels(b, body, 0, static_cast<std::uint32_t>(body.levels.size()), local.data());
-            for (std::size_t j = 0; j < out.size(); ++j)
-                if (out[j] != unused_slot) ref[out[j]] = local[body.output_slots[j]];
-        }
-    }
+    detail::walk_steps(d, ref.data(), detail::false_ref,
+                       [&b](const circuit_data& part, std::uint32_t begin, std::uint32_t end, detail::wire_ref* r) {
+                           detail::replay_levels(b, part, begin, end, r);
+                       });
     std::vector<detail::wire_ref> bits;
     for (const value_layout& v : d.outputs) {
         bits.clear();

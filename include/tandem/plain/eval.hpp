@@ -8,6 +8,7 @@
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>
+#include <tandem/circuit/steps.hpp>
 #include <tandem/error.hpp>
 
 #include <cstdint>
@@ -35,33 +36,12 @@ inline void run_levels(const circuit_data& c, std::uint32_t begin, std::uint32_t
     }
 }
 
-/// Runs every step of c on the slots s (c.slot_count words, inputs in front).
-inline void run_steps(const circuit_data& c, std::uint64_t* s) {
-    std::vector<std::uint64_t> local;
-    for (const step& st : c.steps) {
-        if (st.kind == step_kind::sequential) {
-            run_levels(c, st.level_begin, st.level_end, s);
-            continue;
-        }
-        const region_data& r = c.regions[st.region];
-        for (const region_instance& inst : r.instances) {  // a body: inputs in, levels, outputs out
-            const circuit_data& body = r.bodies[inst.body];
-            local.resize(body.slot_count);
-            const std::span<const std::uint32_t> in = r.inputs_of(inst), out = r.outputs_of(inst);
-            for (std::size_t k = 0; k < in.size(); ++k) local[k] = s[in[k]];
-            run_levels(body, 0, static_cast<std::uint32_t>(body.levels.size()), local.data());
-            for (std::size_t j = 0; j < out.size(); ++j)
-                if (out[j] != unused_slot) s[out[j]] = local[body.output_slots[j]];
-        }
-    }
-}
-
 /// Evaluates c on 64 lanes: `in` has c.input_bits words, `out` receives one word per output bit.
 inline void eval_lanes(const circuit_data& c, std::span<const std::uint64_t> in, std::span<std::uint64_t> out) {
     std::vector<std::uint64_t> slot(c.slot_count);
     std::copy(in.begin(), in.begin() + c.input_bits, slot.begin());
     const std::uint64_t* s = slot.data();
-    run_steps(c, slot.data());
+    walk_steps(c, slot.data(), std::uint64_t{0}, run_levels);
     for (std::size_t k = 0; k < c.output_slots.size(); ++k) {
         const std::uint32_t w = c.output_slots[k];
         out[k] = w == output_false ? 0 : w == output_true ? ~std::uint64_t{0} : s[w];
