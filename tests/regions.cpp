@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include "exception_text.hpp"
+#include "memory_sessions.hpp"
 
 #include "../examples/apps.hpp"
 
@@ -32,6 +33,7 @@
 #include <vector>
 
 using namespace tandem;
+using namespace tandem::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -323,126 +325,6 @@ void check_garbling(const std::string& name, const circuit<>& c, std::uint64_t s
         }
     }
 }
-
-// ---- sessions --------------------------------------------------------------------
-
-struct outcome {
-    std::exception_ptr alice, bob;
-};
-
-using link_list = std::vector<std::unique_ptr<net::channel>>;
-
-/// A link_opener that hands out pre-made channels in order.
-session::link_opener opener_of(link_list links) {
-    auto q = std::make_shared<std::deque<std::unique_ptr<net::channel>>>();
-    for (auto& l : links) q->push_back(std::move(l));
-    return [q]() -> std::unique_ptr<net::channel> {
-        if (q->empty()) throw network_error("test opener: no more links");
-        auto l = std::move(q->front());
-        q->pop_front();
-        return l;
-    };
-}
-
-/// The channels of a two-party set-up: the main pair and `extra` worker pairs.
-struct wiring {
-    std::unique_ptr<net::channel> main_a, main_b;
-    link_list links_a, links_b;
-};
-wiring make_wiring(std::size_t extra) {
-    wiring w;
-    auto [a, b] = net::memory_pair();
-    w.main_a = std::move(a);
-    w.main_b = std::move(b);
-    for (std::size_t k = 0; k < extra; ++k) {
-        auto [x, y] = net::memory_pair();
-        w.links_a.push_back(std::move(x));
-        w.links_b.push_back(std::move(y));
-    }
-    return w;
-}
-
-/// Runs alice and bob in two threads, each with a session over w.
-outcome two_party(wiring w, session_options alice_options, session_options bob_options,
-                  const std::function<void(session&)>& alice, const std::function<void(session&)>& bob) {
-    outcome out;
-    auto side = [](party p, std::unique_ptr<net::channel> ch, link_list links, session_options o,
-                   const std::function<void(session&)>& f, std::exception_ptr& err) {
-        try {
-            session s(p, std::move(ch), o, opener_of(std::move(links)));
-            f(s);
-        } catch (...) {
-            err = std::current_exception();
-        }
-    };
-    std::thread tb(side, party::bob, std::move(w.main_b), std::move(w.links_b), bob_options, std::cref(bob),
-                   std::ref(out.bob));
-    side(party::alice, std::move(w.main_a), std::move(w.links_a), alice_options, alice, out.alice);
-    tb.join();
-    return out;
-}
-
-void rethrow(const outcome& o) {
-    if (o.alice && o.bob) FAIL_CHECK("bob failed too: " << message_of(o.bob));
-    if (o.alice) std::rethrow_exception(o.alice);
-    if (o.bob) std::rethrow_exception(o.bob);
-}
-
-session_options with_threads(std::uint32_t threads) {
-    session_options o;
-    o.threads = threads;
-    o.timeout = 10s;
-    return o;
-}
-
-/// Wraps a channel; once `cut_after` bytes have moved through it (sent plus
-/// received), it closes the link and fails like a dropped connection.
-class cutting_channel final : public net::channel {
-public:
-    /// `was_cut` outlives the channel (the session owns and destroys it).
-    cutting_channel(std::unique_ptr<net::channel> inner, std::uint64_t cut_after,
-                    std::shared_ptr<std::atomic<bool>> was_cut)
-        : net::channel("cutting " + inner->name()), inner_(std::move(inner)), cut_after_(cut_after),
-          was_cut_(std::move(was_cut)) {
-        inner_->set_timeout(2s);
-    }
-    void close() noexcept override { inner_->close(); }
-    void interrupt() noexcept override { inner_->interrupt(); }
-
-protected:
-    void write_all(const std::byte* p, std::size_t n, const char*) override {
-        if (cut_) throw network_error("cutting channel: link cut");
-        const std::uint64_t before = moved_.load();
-        if (before + n > cut_after_) {
-            inner_->send(p, static_cast<std::size_t>(cut_after_ - before));
-            inner_->flush();
-            cut();
-        }
-        inner_->send(p, n);
-        inner_->flush();
-        moved_ += n;
-    }
-    std::size_t read_some(std::byte* p, std::size_t min, std::size_t) override {
-        if (cut_) throw network_error("cutting channel: link cut");
-        inner_->recv(p, min);
-        moved_ += min;
-        if (moved_.load() > cut_after_) cut();
-        return min;
-    }
-
-private:
-    [[noreturn]] void cut() {
-        cut_ = true;
-        *was_cut_ = true;
-        inner_->close();
-        throw network_error("cutting channel: link cut");
-    }
-    std::unique_ptr<net::channel> inner_;
-    std::uint64_t cut_after_;
-    std::atomic<std::uint64_t> moved_{0};
-    std::atomic<bool> cut_{false};
-    std::shared_ptr<std::atomic<bool>> was_cut_;
-};
 
 }  // namespace
 

@@ -42,6 +42,7 @@
 #include <tandem/dsl/compile.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
+#include <tandem/exec/ipp_plan.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/tcp.hpp>
@@ -122,6 +123,8 @@ public:
     net::channel& channel() noexcept { return *s_->ch; }
     /// Workers per party (session_options::threads).
     std::uint32_t threads() const noexcept { return s_->threads; }
+    /// Whether runs use inter-party parallelization (session_options::ipp).
+    bool ipp() const noexcept { return s_->ipp; }
 
     /// Runs a typed circuit; `mine` are this party's inputs, in the order the
     /// circuit declares them (the other party's are skipped). Both parties
@@ -175,6 +178,7 @@ public:
             s_->broken = true;
             s_->broken_why = e.what();
             for (net::channel* l : s_->links) l->close();  // the peer fails now instead of at its deadline
+            for (net::channel* l : s_->bob_links) l->close();
             throw;
         }
     }
@@ -182,7 +186,7 @@ public:
 private:
     struct state {
         state(party p, std::unique_ptr<net::channel> c, const session_options& o)
-            : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)) {
+            : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands) {
             if (!ch) throw usage_error("session: no channel given");
             if (threads == 0 || threads > 256)
                 throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
@@ -200,10 +204,18 @@ private:
         std::vector<net::channel*> links;                          // ch, then the worker links
         std::uint64_t session_id = 0;                              // names this session on its worker links
         std::optional<exec::workers> pool;                         // a thread per worker, made at the first run
+        // IPP: the links of Bob's world, its workers, and the thread that
+        // runs the executor of the world this party evaluates.
+        bool ipp;
+        std::uint64_t ipp_min_ands;
+        std::vector<std::unique_ptr<net::channel>> bob_world_links;
+        std::vector<net::channel*> bob_links;
+        std::optional<exec::workers> peer_pool;
+        std::optional<exec::workers> side;
         prg rng;
-        block delta;                               // alice: the session's free-XOR offset
-        std::optional<ot::cot_sender> sender;      // alice
-        std::optional<ot::cot_receiver> receiver;  // bob
+        block delta;                               // this party's free-XOR offset (bob's only with IPP)
+        std::optional<ot::cot_sender> sender;      // correlation: this party's Δ (alice; bob with IPP)
+        std::optional<ot::cot_receiver> receiver;  // correlation: the peer's Δ (bob; alice with IPP)
         std::uint64_t next_gate = 0;               // tweak offset of the next run
         std::uint64_t runs = 0;
         double setup_seconds = 0;
@@ -222,6 +234,8 @@ private:
         ch.send_value(static_cast<std::uint8_t>(s_->me));
         ch.send_value(static_cast<std::uint8_t>(s_->hash));
         ch.send_value(s_->threads);
+        ch.send_value(static_cast<std::uint8_t>(s_->ipp));
+        ch.send_value(s_->ipp_min_ands);
         const auto magic = ch.recv_value<std::uint64_t>();
         if (magic != hello_magic)
             throw protocol_error("session handshake on " + ch.name() +
@@ -230,6 +244,8 @@ private:
         const auto peer = ch.recv_value<std::uint8_t>();
         const auto peer_hash = ch.recv_value<std::uint8_t>();
         const auto peer_threads = ch.recv_value<std::uint32_t>();
+        const auto peer_ipp = ch.recv_value<std::uint8_t>();
+        const auto peer_ipp_min = ch.recv_value<std::uint64_t>();
         if (version != protocol_version)
             throw protocol_error("session handshake: protocol versions differ (this party speaks " +
                                  std::to_string(protocol_version) + ", the peer " + std::to_string(version) +
@@ -247,6 +263,14 @@ private:
             throw protocol_error("session handshake: the parties chose different thread counts (this party " +
                                  std::to_string(s_->threads) + ", the peer " + std::to_string(peer_threads) +
                                  "); set session_options::threads (--threads) alike on both sides");
+        if (peer_ipp != static_cast<std::uint8_t>(s_->ipp))
+            throw protocol_error(std::string("session handshake: inter-party parallelization is ") +
+                                 (s_->ipp ? "on" : "off") + " here and " + (s_->ipp ? "off" : "on") +
+                                 " at the peer; set session_options::ipp (--ipp) alike on both sides");
+        if (s_->ipp && peer_ipp_min != s_->ipp_min_ands)
+            throw protocol_error("session handshake: the parties chose different IPP region thresholds (this party " +
+                                 std::to_string(s_->ipp_min_ands) + " ANDs, the peer " + std::to_string(peer_ipp_min) +
+                                 "); set session_options::ipp_min_ands alike on both sides");
     }
 
     static constexpr std::uint64_t link_magic = 0x314b4e494c444e54ull;  // "TNDLINK1"
@@ -255,7 +279,8 @@ private:
     /// Alice drew and its index, so a stray connection is not taken for one.
     void open_worker_links(const link_opener& open, std::chrono::milliseconds timeout) {
         state& s = *s_;
-        if (s.threads == 1) return;
+        const std::uint32_t count = s.threads - 1 + (s.ipp ? s.threads : 0);  // + the links of Bob's world
+        if (count == 0) return;
         if (s.me == party::alice) {
             s.session_id = s.rng.next().low();
             s.ch->send_value(s.session_id);
@@ -263,7 +288,7 @@ private:
         } else {
             s.session_id = s.ch->recv_value<std::uint64_t>();
         }
-        for (std::uint32_t k = 1; k < s.threads; ++k) {
+        for (std::uint32_t k = 1; k <= count; ++k) {
             std::unique_ptr<net::channel> link = open();
             link->set_timeout(timeout);
             if (s.me == party::bob) {
@@ -281,21 +306,28 @@ private:
                                          " does not belong to this session (another client connected to the "
                                          "port?); retry on a port only the peer uses");
             }
-            s.links.push_back(link.get());
-            s.worker_links.push_back(std::move(link));
+            (k < s.threads ? s.links : s.bob_links).push_back(link.get());
+            (k < s.threads ? s.worker_links : s.bob_world_links).push_back(std::move(link));
         }
     }
 
     /// Alice draws Δ (lsb 1, for point-and-permute) and becomes the COT sender
     /// with correlation Δ; Bob the receiver. 128 base OTs, once per session.
+    /// With IPP, Bob draws a Δ of his own for his world and the same is done
+    /// the other way round: a second set of base OTs.
     void set_up_ot() {
-        if (s_->me == party::alice) {
-            s_->delta = s_->rng.next() | block(0, 1);
-            s_->sender.emplace(*s_->ch, s_->delta);
-        } else {
-            s_->receiver.emplace(*s_->ch);
+        state& s = *s_;
+        const auto own_delta = [&] {
+            s.delta = s.rng.next() | block(0, 1);
+            s.sender.emplace(*s.ch, s.delta);
+        };
+        if (s.me == party::alice) own_delta();
+        else s.receiver.emplace(*s.ch);
+        if (s.ipp) {
+            if (s.me == party::bob) own_delta();
+            else s.receiver.emplace(*s.ch);
         }
-        s_->ch->flush();
+        s.ch->flush();
     }
 
     std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c, const std::vector<bool>& my_bits) {
@@ -303,15 +335,42 @@ private:
         const auto t0 = net::clock::now();
         const auto bytes = [&](bool sent) {
             std::uint64_t n = 0;
-            for (const net::channel* l : s.links) n += sent ? l->bytes_sent() : l->bytes_received();
+            for (const auto* links : {&s.links, &s.bob_links})
+                for (const net::channel* l : *links) n += sent ? l->bytes_sent() : l->bytes_received();
             return n;
         };
         const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
         const detail::run_header mine(who, c, s.runs, s.me);
         mine.send(*s.ch);
-        const exec::plan plan = exec::make_plan(c, s.threads);
-        if (!plan.one_worker && !s.pool) s.pool.emplace(s.threads);  // made once; its threads idle between runs
-        detail::yao_run run{*s.ch, s.links, plan, s.pool ? &*s.pool : nullptr, s.hash, s.next_gate, who};
+        std::optional<exec::ipp_plan> ipp_plan;
+        std::optional<detail::ipp_run> ipp;
+        const exec::plan plan = s.ipp ? exec::plan{} : exec::make_plan(c, s.threads);
+        if (s.ipp) {
+            ipp_plan.emplace(exec::make_ipp_plan(c, s.threads, s.ipp_min_ands));
+            const exec::world mine = s.me == party::alice ? exec::world::alice : exec::world::bob;
+            // Pools are made once; their threads idle between runs.
+            if (!ipp_plan->worlds[exec::index(mine)].one_worker && !s.pool) s.pool.emplace(s.threads);
+            if (!ipp_plan->worlds[exec::index(exec::other(mine))].one_worker && !s.peer_pool)
+                s.peer_pool.emplace(s.threads);
+            if (!s.side) s.side.emplace(1);
+            std::array<exec::workers*, 2> pools{s.pool ? &*s.pool : nullptr, s.peer_pool ? &*s.peer_pool : nullptr};
+            if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
+            ipp.emplace(detail::ipp_run{*ipp_plan,
+                                        {std::span<net::channel* const>(s.links), std::span<net::channel* const>(s.bob_links)},
+                                        pools,
+                                        *s.side,
+                                        *s.sender,
+                                        *s.receiver,
+                                        s.delta,
+                                        mine,
+                                        s.hash,
+                                        s.next_gate});
+            if (s.me == party::bob) ipp->bob_hash_start = s.rng.next();
+        } else if (!plan.one_worker && !s.pool) {
+            s.pool.emplace(s.threads);  // made once; its threads idle between runs
+        }
+        detail::yao_run run{*s.ch, s.links, plan, s.pool ? &*s.pool : nullptr, s.hash, s.next_gate, who,
+                            ipp ? &*ipp : nullptr};
         std::optional<std::vector<bool>> bits;
         std::uint64_t and_gates = c.stats().and_gates;
         if (s.me == party::alice) {
@@ -330,6 +389,11 @@ private:
         ++s.runs;
         s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
                            std::chrono::duration<double>(net::clock::now() - t0).count(), run.ot_seconds};
+        if (ipp) {
+            s.last.transferred_bits = ipp_plan->transferred_bits;
+            s.last.transfer_ots = ipp->transfer_ots[0] + ipp->transfer_ots[1];
+            s.last.transfer_seconds = ipp->transfer_seconds[0] + ipp->transfer_seconds[1];
+        }
         return bits;
     }
 

@@ -14,6 +14,9 @@
 // own threads only do the graph's bookkeeping; a TBB arena cannot promise a
 // thread per blocking task (with fewer threads than blocked tasks, the tasks
 // that would unblock them never run).
+// With IPP (exec/ipp_plan.hpp) the plan also has boundaries, where the
+// `boundary` hook runs on worker 0 between two steps: there the session
+// re-shares wires between the worlds (session/ipp.hpp).
 // The first task to fail records its exception and calls `interrupt`, which
 // makes every other blocked task fail at once instead of at its deadline;
 // the first exception is rethrown when the graph has drained.
@@ -183,9 +186,11 @@ private:
 /// thread runs everything).
 template <class Core>
 void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores, gc::detail::label_array& label,
-             std::uint64_t first_gate, workers& pool, std::function<void()> interrupt = {}) {
+             std::uint64_t first_gate, workers& pool, std::function<void()> interrupt = {},
+             const std::function<void(std::size_t)>& boundary = {}) {
     if (cores.size() != p.workers || (!p.one_worker && pool.size() < p.workers))
         tandem::detail::internal_error("executor: one core and one thread per worker expected");
+    if (!p.hooks.empty() && !boundary) tandem::detail::internal_error("executor: an IPP plan needs a boundary hook");
     detail::failure fail(std::move(interrupt));
     const auto flush = [](Core* core) {
         if constexpr (requires { core->flush(); }) core->flush();
@@ -221,10 +226,15 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
         flush(cores[w]);
     };
 
+    const std::size_t n_steps = c.steps.size();
     if (p.one_worker) {  // a sequence: no graph, no thread hop (small runs cost microseconds)
         fail.guard([&] {
-            for (std::size_t s = 0; s < c.steps.size(); ++s)
-                c.steps[s].kind == step_kind::sequential ? run_sequential(c.steps[s]) : run_part(s, 0);
+            for (std::size_t s = 0; s < n_steps; ++s) {
+                if (p.hooked(s)) boundary(s);
+                if (c.steps[s].kind == step_kind::region) run_part(s, 0);
+                else if (p.steps[s].here) run_sequential(c.steps[s]);
+            }
+            if (p.hooked(n_steps)) boundary(n_steps);
         });
         fail.rethrow();
         return;
@@ -254,19 +264,24 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
         else first_tasks.push_back(tasks.back().get());
         return tasks.back().get();
     };
-    for (std::size_t s = 0; s < c.steps.size(); ++s) {
+    const auto stage = [&](const std::vector<task_node*>& stage_tasks) {  // runs after the stage before
+        if (stage_tasks.empty()) return;
+        joins.push_back(std::make_unique<continue_node<continue_msg>>(g, [](const continue_msg&) {}));
+        for (task_node* t : stage_tasks) make_edge(*t, *joins.back());
+        done_before = joins.back().get();
+    };
+    for (std::size_t s = 0; s <= n_steps; ++s) {
+        if (p.hooked(s)) stage({add(0, [&, s] { boundary(s); })});
+        if (s == n_steps) break;
         std::vector<task_node*> step_tasks;
         if (c.steps[s].kind == step_kind::sequential) {
-            step_tasks.push_back(add(0, [&, s] { run_sequential(c.steps[s]); }));
+            if (p.steps[s].here) step_tasks.push_back(add(0, [&, s] { run_sequential(c.steps[s]); }));
         } else {
             for (std::uint32_t w = 0; w < p.workers; ++w)
                 if (p.steps[s].parts[w].end > p.steps[s].parts[w].begin)
                     step_tasks.push_back(add(w, [&, s, w] { run_part(s, w); }));
         }
-        if (step_tasks.empty()) continue;
-        joins.push_back(std::make_unique<continue_node<continue_msg>>(g, [](const continue_msg&) {}));
-        for (task_node* t : step_tasks) make_edge(*t, *joins.back());
-        done_before = joins.back().get();
+        stage(step_tasks);
     }
     for (task_node* t : first_tasks) t->try_put(continue_msg());
     g.wait_for_all();
@@ -278,7 +293,8 @@ namespace detail {
 /// or on threads made for this call), and wipes the labels if it fails.
 template <class Core, class Make>
 void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::label_array& label,
-               std::uint64_t first_gate, workers* pool, std::function<void()> interrupt) {
+               std::uint64_t first_gate, workers* pool, std::function<void()> interrupt,
+               const std::function<void(std::size_t)>& boundary = {}) {
     std::vector<std::unique_ptr<Core>> cores;
     std::vector<Core*> ptrs;
     for (std::uint32_t w = 0; w < p.workers; ++w) {
@@ -288,7 +304,7 @@ void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::la
     try {
         std::optional<workers> own;
         if (pool == nullptr) pool = &own.emplace(p.one_worker ? 0 : p.workers);
-        execute(p, c, std::span<Core* const>(ptrs), label, first_gate, *pool, std::move(interrupt));
+        execute(p, c, std::span<Core* const>(ptrs), label, first_gate, *pool, std::move(interrupt), boundary);
     } catch (...) {
         tandem::detail::wipe_all(label);
         throw;

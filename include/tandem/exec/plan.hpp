@@ -42,6 +42,7 @@ struct instance_range {
 };
 
 struct step_plan {
+    bool here = true;                               ///< sequential: this plan runs it (IPP: only Alice's world)
     std::uint64_t first_and = 0;                    ///< tweak index of the step's first AND
     std::vector<std::uint64_t> instance_first_and;  ///< regions: per instance
     std::vector<instance_range> parts;              ///< regions: per worker
@@ -57,6 +58,12 @@ struct plan {
     /// Every task is worker 0's (one worker, or a circuit too small to
     /// split): the executor runs the steps on the calling thread.
     bool one_worker = true;
+    /// IPP (exec/ipp_plan.hpp): 1 at k where the executor calls its boundary
+    /// hook before step k (k == steps.size(): after the last step); empty
+    /// without IPP.
+    std::vector<std::uint8_t> hooks;
+
+    bool hooked(std::size_t k) const noexcept { return k < hooks.size() && hooks[k] != 0; }
 
     /// Into how many parts FGP splits the ANDs of a level (1: not split).
     std::uint32_t level_parts(const level_range& lv) const noexcept {
@@ -71,6 +78,35 @@ struct plan {
                 lv.and_begin + static_cast<std::uint32_t>(w * (k + 1) / n)};
     }
 };
+
+/// Cuts instances [range.begin, range.end) of a region into contiguous parts
+/// balanced by AND count, one per worker (sp.parts[w]; empty for the workers
+/// left out), adding each part's ANDs to p.worker_ands. Worker w takes
+/// instances until its share of the ANDs, (w + 1) / parts of the total, is
+/// reached. A small range is not worth a hand-off: like an FGP level, it gets
+/// at most one part per fgp_min_ands ANDs. Returns the number of parts.
+inline std::uint32_t split_instances(const region_data& r, const std::vector<std::uint64_t>& body_ands,
+                                     instance_range range, plan& p, step_plan& sp) {
+    std::uint64_t total = 0;
+    for (std::uint32_t i = range.begin; i < range.end; ++i) total += body_ands[r.instances[i].body];
+    const std::uint64_t by_size = p.fgp_min_ands == 0 ? p.workers : total / p.fgp_min_ands;
+    const auto parts = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(by_size, 1, p.workers));
+    sp.parts.assign(p.workers, {range.begin, range.begin});
+    std::uint32_t i = range.begin;
+    std::uint64_t done = 0;
+    for (std::uint32_t w = 0; w < parts; ++w) {
+        sp.parts[w].begin = i;
+        const std::uint64_t target = total * (w + 1) / parts;
+        while (i < range.end && (w + 1 == parts || done + body_ands[r.instances[i].body] / 2 < target)) {
+            done += body_ands[r.instances[i].body];
+            p.worker_ands[w] += body_ands[r.instances[i].body];
+            ++i;
+        }
+        sp.parts[w].end = i;
+    }
+    for (std::uint32_t w = parts; w < p.workers; ++w) sp.parts[w] = {i, i};
+    return range.end > range.begin ? parts : 0;
+}
 
 /// The plan for running c with `workers` workers (threads and links per party).
 inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
@@ -108,28 +144,9 @@ inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
                 sp.instance_first_and.push_back(next + total);
                 total += body_ands[i.body];
             }
-            // Contiguous parts: worker w takes instances until its share of
-            // the ANDs, (w + 1) / parts of the total, is reached. A small
-            // region is not worth a hand-off: like an FGP level, it gets at
-            // most one part per fgp_min_ands ANDs.
-            const std::uint64_t by_size = fgp_min_ands == 0 ? workers : total / fgp_min_ands;
-            const auto parts = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(by_size, 1, workers));
-            sp.parts.assign(workers, {});
-            std::uint32_t i = 0;
-            std::uint64_t done = 0;
-            const auto n = static_cast<std::uint32_t>(r.instances.size());
-            for (std::uint32_t w = 0; w < parts; ++w) {
-                sp.parts[w].begin = i;
-                const std::uint64_t target = total * (w + 1) / parts;
-                while (i < n && (w + 1 == parts || done + body_ands[r.instances[i].body] / 2 < target)) {
-                    done += body_ands[r.instances[i].body];
-                    p.worker_ands[w] += body_ands[r.instances[i].body];
-                    ++i;
-                }
-                sp.parts[w].end = i;
-            }
-            for (std::uint32_t w = parts; w < workers; ++w) sp.parts[w] = {i, i};
-            p.one_worker = p.one_worker && parts == 1;
+            const std::uint32_t parts =
+                split_instances(r, body_ands, {0, static_cast<std::uint32_t>(r.instances.size())}, p, sp);
+            p.one_worker = p.one_worker && parts <= 1;
             next += total;
         }
         p.steps.push_back(std::move(sp));

@@ -42,6 +42,11 @@ public:
     channel_source(net::channel& ch, std::uint64_t total)
         : ch_(ch), buf_(std::make_unique<block[]>(chunk_blocks)), left_(total) {}
 
+    /// Allows `more` blocks beyond those announced so far. With IPP tables
+    /// come in segments between boundaries (session/ipp.hpp): the source is
+    /// given one segment at a time, so it never reads past the segment's end.
+    void allow(std::uint64_t more) noexcept { left_ += more; }
+
     const block* read(std::size_t n) {
         if (n > end_ - pos_) refill(n);
         const block* r = buf_.get() + pos_;

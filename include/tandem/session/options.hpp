@@ -2,6 +2,7 @@
 // with, and what a run reports.
 #pragma once
 
+#include <tandem/exec/ipp_plan.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/tcp.hpp>
 
@@ -43,6 +44,18 @@ struct session_options {
     /// (exec/plan.hpp). Both parties must choose the same (checked in the
     /// handshake); results do not depend on it.
     std::uint32_t threads = 1;
+    /// Inter-party parallelization (paper 001 §5; exec/ipp_plan.hpp,
+    /// session/ipp.hpp): each party garbles half of every large parallel
+    /// region under a Δ of its own and evaluates the other half, so both
+    /// parties' cores and both directions of the link work; wires crossing
+    /// between the halves are re-shared by OT, never revealed. Opens
+    /// `threads` more connections (the tables of Bob's half) and runs a second
+    /// set of base OTs. Both parties must choose the same (checked in the
+    /// handshake); results do not depend on it.
+    bool ipp = false;
+    /// With IPP, parallel regions with fewer ANDs stay whole in Alice's
+    /// world (exec/ipp_plan.hpp). Checked alike in the handshake.
+    std::uint64_t ipp_min_ands = exec::default_ipp_min_ands;
 };
 
 /// What one run did, as seen by this party.
@@ -52,9 +65,15 @@ struct run_stats {
     std::uint64_t bytes_received = 0;
     double seconds = 0;     ///< the whole run, from the run header to the result
     double ot_seconds = 0;  ///< of which OT extension for Bob's input labels
+    /// IPP: wires re-shared between the worlds (both directions), the OTs
+    /// this party extended for them (one per wire), and its time in them
+    /// (OT extension and label fix-up in both worlds, not waiting).
+    std::uint64_t transferred_bits = 0;
+    std::uint64_t transfer_ots = 0;
+    double transfer_seconds = 0;
 };
 
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 2;
+inline constexpr std::uint32_t protocol_version = 3;
 
 }  // namespace tandem

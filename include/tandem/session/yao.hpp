@@ -37,6 +37,7 @@
 #include <tandem/gc/stream.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/iknp.hpp>
+#include <tandem/session/ipp.hpp>
 #include <tandem/session/options.hpp>
 
 #include <chrono>
@@ -61,6 +62,7 @@ struct yao_run {
     garbling_hash hash;
     std::uint64_t first_gate;  ///< tweak offset: the ANDs garbled under this Δ so far
     reveal who;
+    ipp_run* ipp = nullptr;    ///< with IPP: both worlds (session/ipp.hpp); links/plan/pool are then unused
     double ot_seconds = 0;     ///< out: time in OT extension
 };
 
@@ -137,7 +139,8 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
     for (gc::channel_sink& k : sinks) sink_ptrs.push_back(&k);
     const std::span<gc::channel_sink* const> out(sink_ptrs);
     gc::garbled_outputs g =
-        run.hash == garbling_hash::fixed_key
+        run.ipp ? ipp_alice(*run.ipp, c, enc, hash_start)
+        : run.hash == garbling_hash::fixed_key
             ? exec::garble<fixed_key_hash>(run.plan, c, enc, hash_start, out, run.first_gate, run.pool,
                                            interrupter(run))
             : exec::garble<mitccr_hash>(run.plan, c, enc, hash_start, out, run.first_gate, run.pool,
@@ -198,19 +201,23 @@ inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, const circui
             labels[in.first_bit + k] = in.owner == party::alice ? ch.recv_value<block>() : t[mine++];
     wipe_all(t);
 
-    std::vector<std::unique_ptr<gc::channel_source>> sources;
-    std::vector<gc::channel_source*> source_ptrs;
-    for (std::size_t w = 0; w < run.links.size(); ++w) {
-        sources.push_back(std::make_unique<gc::channel_source>(*run.links[w], 2 * run.plan.worker_ands[w]));
-        source_ptrs.push_back(sources.back().get());
+    std::vector<block> out;
+    if (run.ipp) {
+        out = ipp_bob(*run.ipp, c, labels, hash_start);
+    } else {
+        std::vector<std::unique_ptr<gc::channel_source>> sources;
+        std::vector<gc::channel_source*> source_ptrs;
+        for (std::size_t w = 0; w < run.links.size(); ++w) {
+            sources.push_back(std::make_unique<gc::channel_source>(*run.links[w], 2 * run.plan.worker_ands[w]));
+            source_ptrs.push_back(sources.back().get());
+        }
+        const std::span<gc::channel_source* const> in(source_ptrs);
+        out = run.hash == garbling_hash::fixed_key
+                  ? exec::evaluate<fixed_key_hash>(run.plan, c, hash_start, in, labels, run.first_gate, run.pool,
+                                                   interrupter(run))
+                  : exec::evaluate<mitccr_hash>(run.plan, c, hash_start, in, labels, run.first_gate, run.pool,
+                                                interrupter(run));
     }
-    const std::span<gc::channel_source* const> in(source_ptrs);
-    std::vector<block> out =
-        run.hash == garbling_hash::fixed_key
-            ? exec::evaluate<fixed_key_hash>(run.plan, c, hash_start, in, labels, run.first_gate, run.pool,
-                                             interrupter(run))
-            : exec::evaluate<mitccr_hash>(run.plan, c, hash_start, in, labels, run.first_gate, run.pool,
-                                          interrupter(run));
     wipe_all(labels);
 
     const std::vector<std::size_t> live = live_outputs(d);

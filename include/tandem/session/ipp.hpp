@@ -1,0 +1,299 @@
+// tandem/session/ipp.hpp — inter-party parallelization (paper 001 §5): both
+// worlds of a run at once, and the wires they hand each other.
+//
+// Each party garbles its own world (under its own Δ, streaming tables on
+// that world's links) and, on a second thread, evaluates the peer's world
+// (reading the peer's tables on the other links), as the IPP plan says
+// (exec/ipp_plan.hpp). Both executors stop at the plan's boundaries, where
+// wires change worlds.
+//
+// Transferring roles (paper 001 §5.2 with the point-and-permute sharing of
+// Demmler, Schneider, Zohner: ABY, NDSS 2015). Let wire v live in world X,
+// garbled by G under Δ_X with zero label Z; the evaluator E holds
+// Z ⊕ v·Δ_X. As lsb(Δ_X) = 1, the garbler's permute bit p = lsb(Z) and the
+// evaluator's colour c = lsb(Z ⊕ v·Δ_X) are an XOR sharing of v: v = p ⊕ c.
+// In world Y the roles are reversed (E garbles under Δ_Y, G evaluates):
+//  * G enters its share p by one correlated OT with E (Δ_Y-COT, ot/iknp.hpp),
+//    as receiver: it learns t = q ⊕ p·Δ_Y, E learns q. Nothing is sent back.
+//  * E enters its share c directly, for free: XOR with a bit the garbler
+//    knows only flips the zero label (free-XOR), so E takes
+//    Z_Y = q ⊕ c·Δ_Y as v's zero label in world Y.
+//  * Then G's t = q ⊕ p·Δ_Y = Z_Y ⊕ (p ⊕ c)·Δ_Y = Z_Y ⊕ v·Δ_Y is v's active
+//    label: one free XOR has joined the shares. v is never revealed: p alone
+//    and c alone are uniform, and the OT hides p from E.
+// So a transfer out of world X is one message from X's garbler to X's
+// evaluator — 16 bytes per wire, plus 2 KiB of IKNP columns per boundary
+// when few wires cross — and it travels on X's link 0 after the tables it
+// follows (the evaluator is allowed its tables a segment at a time, so it
+// never reads ahead past a boundary). Each world's executor does the transfers out of its world at a
+// boundary, hands the new labels to this party's other executor (handover)
+// and takes the ones coming into its world from it. Transfers out are done
+// before transfers in are awaited, in both worlds, so the waits form no cycle:
+// with one thread per world per party IPP cannot deadlock.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/circuit/circuit.hpp>
+#include <tandem/crypto/block.hpp>
+#include <tandem/crypto/fixed_key_hash.hpp>
+#include <tandem/crypto/hash.hpp>
+#include <tandem/crypto/wipe.hpp>
+#include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
+#include <tandem/exec/ipp_plan.hpp>
+#include <tandem/gc/half_gates.hpp>
+#include <tandem/gc/stream.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/ot/iknp.hpp>
+#include <tandem/session/options.hpp>
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::detail {
+
+/// Thrown in one world's executor when the other world of the same party
+/// failed first; never leaves run_worlds (the first failure does).
+struct world_aborted : error {
+    world_aborted() : error("run: the other world of this party's run failed") {}
+};
+
+/// Labels one of this party's executors hands the other at a boundary.
+class handover {
+public:
+    explicit handover(std::size_t boundaries) : entries_(2 * boundaries) {}
+    handover(const handover&) = delete;
+    handover& operator=(const handover&) = delete;
+    ~handover() {
+        for (entry& e : entries_) wipe_all(e.labels);
+    }
+
+    void put(std::size_t k, exec::world into, std::vector<block> labels) {
+        {
+            std::lock_guard lock(m_);
+            entry& e = entries_[2 * k + exec::index(into)];
+            e.labels = std::move(labels);
+            e.ready = true;
+        }
+        cv_.notify_all();
+    }
+
+    /// Waits until the labels for boundary k into world `into` are put, or
+    /// the other executor failed (world_aborted).
+    std::vector<block> take(std::size_t k, exec::world into) {
+        std::unique_lock lock(m_);
+        entry& e = entries_[2 * k + exec::index(into)];
+        cv_.wait(lock, [&] { return e.ready || aborted_; });
+        if (!e.ready) throw world_aborted();
+        return std::move(e.labels);
+    }
+
+    /// Called by an executor that failed: wakes the other; remembers who was first.
+    void abort(exec::world who) noexcept {
+        {
+            std::lock_guard lock(m_);
+            if (!aborted_) first_failed_ = who;
+            aborted_ = true;
+        }
+        cv_.notify_all();
+    }
+    exec::world first_failed() {
+        std::lock_guard lock(m_);
+        return first_failed_;
+    }
+
+private:
+    struct entry {
+        std::vector<block> labels;
+        bool ready = false;
+    };
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::vector<entry> entries_;
+    bool aborted_ = false;
+    exec::world first_failed_ = exec::world::alice;
+};
+
+/// What an IPP run needs besides the circuit and the input labels.
+struct ipp_run {
+    const exec::ipp_plan& plan;
+    std::array<std::span<net::channel* const>, 2> links;  ///< per world: its links, link 0 first
+    std::array<exec::workers*, 2> pools;                  ///< per world: its workers (null: one-worker plan)
+    exec::workers& side;            ///< one thread: runs the executor of the world this party evaluates
+    ot::cot_sender& sender;         ///< correlation: this party's Δ (transfers into its world)
+    ot::cot_receiver& receiver;     ///< correlation: the peer's Δ (transfers out of its world)
+    block delta;                    ///< this party's Δ
+    exec::world mine;               ///< the world this party garbles
+    garbling_hash hash;
+    std::uint64_t first_gate;
+    block bob_hash_start{};         ///< Bob: the hash start of his world (drawn by the session)
+    std::array<double, 2> transfer_seconds{};  ///< out: per world, time in transfers (not in waits)
+    std::array<std::uint64_t, 2> transfer_ots{};  ///< out: per world, OTs this party extended for transfers
+};
+
+/// Installs the labels coming into world w at boundary k.
+inline void install(handover& h, std::size_t k, exec::world w, const std::vector<std::uint32_t>& slots,
+                    gc::detail::label_array& label) {
+    if (slots.empty()) return;
+    std::vector<block> in = h.take(k, w);
+    if (in.size() != slots.size()) internal_error("ipp: a handover has the wrong number of labels");
+    for (std::size_t i = 0; i < slots.size(); ++i) label[slots[i]] = in[i];
+    wipe_all(in);
+}
+
+inline double seconds_since(net::clock::time_point t0) {
+    return std::chrono::duration<double>(net::clock::now() - t0).count();
+}
+
+/// This party's world: garbles it, and at each boundary gives its wires
+/// that leave to the other world (as OT receiver of the peer's Δ: its
+/// permute bits are its shares) and takes those that arrive.
+template <class Hash>
+void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
+                  block hash_start, std::function<void()> interrupt) {
+    const exec::world x = r.mine;
+    const exec::plan& p = r.plan.worlds[exec::index(x)];
+    const std::span<net::channel* const> links = r.links[exec::index(x)];
+    std::vector<gc::channel_sink> sinks;
+    for (net::channel* l : links) sinks.emplace_back(*l);
+    if (x == exec::world::bob) {  // Alice's hash start went out with her input labels
+        links[0]->send_value(hash_start);
+        links[0]->flush();
+    }
+    const std::function<void(std::size_t)> boundary = [&](std::size_t k) {
+        const exec::transfer_set& t = r.plan.boundary[k];
+        if (const std::vector<std::uint32_t>& out = t.out_of(x); !out.empty()) {
+            const auto t0 = net::clock::now();
+            std::vector<std::uint8_t> share(out.size());
+            for (std::size_t i = 0; i < out.size(); ++i) share[i] = label[out[i]].lsb() ? 1 : 0;
+            std::vector<block> active(out.size());
+            r.receiver.extend(*links[0], share, active);  // flushes
+            h.put(k, exec::other(x), std::move(active));
+            r.transfer_seconds[exec::index(x)] += seconds_since(t0);
+            r.transfer_ots[exec::index(x)] += out.size();
+        }
+        install(h, k, x, t.into_world(x), label);
+    };
+    using core = gc::garbler_core<Hash, gc::channel_sink>;
+    exec::detail::run_cores<core>(
+        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, r.delta, sinks[w]); }, label,
+        r.first_gate, r.pools[exec::index(x)], std::move(interrupt), boundary);
+}
+
+/// The peer's world: evaluates it, and at each boundary turns its wires
+/// that leave into zero labels of this party's world (as OT sender of its
+/// own Δ: its colours are its shares) and takes those that arrive. Reads
+/// the world's hash start first when the peer is Bob.
+template <class Hash>
+void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
+                    std::optional<block> hash_start, std::function<void()> interrupt) {
+    const exec::world y = exec::other(r.mine);
+    const exec::plan& p = r.plan.worlds[exec::index(y)];
+    const std::span<net::channel* const> links = r.links[exec::index(y)];
+    if (!hash_start) hash_start = links[0]->recv_value<block>();
+    std::vector<std::unique_ptr<gc::channel_source>> sources;  // allowed their tables segment by segment
+    for (net::channel* l : links) sources.push_back(std::make_unique<gc::channel_source>(*l, 0));
+    const std::function<void(std::size_t)> boundary = [&](std::size_t k) {
+        const exec::transfer_set& t = r.plan.boundary[k];
+        if (const std::vector<std::uint32_t>& out = t.out_of(y); !out.empty()) {
+            const auto t0 = net::clock::now();
+            std::vector<block> zero(out.size());
+            r.sender.extend(*links[0], zero);
+            for (std::size_t i = 0; i < out.size(); ++i) zero[i] ^= r.delta & mask_of(label[out[i]].lsb());
+            h.put(k, r.mine, std::move(zero));
+            r.transfer_seconds[exec::index(y)] += seconds_since(t0);
+            r.transfer_ots[exec::index(y)] += out.size();
+        }
+        install(h, k, y, t.into_world(y), label);
+        const std::vector<std::uint64_t>& segment = r.plan.segment_ands[exec::index(y)][k];
+        for (std::size_t w = 0; w < sources.size(); ++w) sources[w]->allow(2 * segment[w]);
+    };
+    using core = gc::evaluator_core<Hash, gc::channel_source>;
+    exec::detail::run_cores<core>(
+        p, c, [&](std::uint32_t w) { return std::make_unique<core>(*hash_start, *sources[w]); }, label,
+        r.first_gate, r.pools[exec::index(y)], std::move(interrupt), boundary);
+}
+
+/// Runs both worlds: this party's on the calling thread, the peer's on the
+/// side thread. `own` and `peers` are the label arrays of the two worlds
+/// (inputs in front where the world holds them); on return they hold the
+/// final labels. The first failure is rethrown after both have stopped.
+template <class Hash>
+void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
+                gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
+    handover h(r.plan.boundary.size());
+    const auto interrupt = [&h, &r](exec::world w) {
+        return [&h, &r, w] {
+            h.abort(w);
+            for (const auto& links : r.links)
+                for (net::channel* l : links) l->interrupt();
+        };
+    };
+    const exec::world theirs = exec::other(r.mine);
+    std::exception_ptr own_error, peer_error;
+    std::promise<void> peer_done;
+    std::future<void> peer_finished = peer_done.get_future();
+    r.side.post(0, [&] {
+        try {
+            evaluate_world<Hash>(r, c, h, peers, peer_hash_start, interrupt(theirs));
+        } catch (...) {
+            peer_error = std::current_exception();
+            interrupt(theirs)();
+        }
+        peer_done.set_value();
+    });
+    try {
+        garble_world<Hash>(r, c, h, own, own_hash_start, interrupt(r.mine));
+    } catch (...) {
+        own_error = std::current_exception();
+        interrupt(r.mine)();
+    }
+    peer_finished.wait();
+    if (!own_error && !peer_error) return;
+    if (own_error && peer_error) std::rethrow_exception(h.first_failed() == r.mine ? own_error : peer_error);
+    std::rethrow_exception(own_error ? own_error : peer_error);
+}
+
+/// Alice's middle of an IPP run: garbles her world from her input encoding
+/// while evaluating Bob's; returns her world's outputs.
+inline gc::garbled_outputs ipp_alice(ipp_run& r, const circuit<>& circ, const gc::encoding& enc, block hash_start) {
+    const circuit_data& c = circ.data();
+    gc::detail::label_array own = gc::detail::input_slots(c, enc.zero_labels);
+    gc::detail::label_array peers(c.slot_count);
+    if (r.hash == garbling_hash::fixed_key) run_worlds<fixed_key_hash>(r, c, own, hash_start, peers, std::nullopt);
+    else run_worlds<mitccr_hash>(r, c, own, hash_start, peers, std::nullopt);
+    wipe_all(peers);
+    return gc::detail::finish_garbling(c, own, r.plan.and_gates);
+}
+
+/// Bob's middle: garbles his world (its hash start is sent to Alice first)
+/// while evaluating Alice's from his input labels; returns the active labels
+/// of the outputs, which live in Alice's world.
+inline std::vector<block> ipp_bob(ipp_run& r, const circuit<>& circ, std::span<const block> input_labels,
+                                  block alice_start) {
+    const block own_start = r.bob_hash_start;
+    const circuit_data& c = circ.data();
+    gc::detail::label_array own(c.slot_count);
+    gc::detail::label_array peers = gc::detail::input_slots(c, input_labels);
+    if (r.hash == garbling_hash::fixed_key) run_worlds<fixed_key_hash>(r, c, own, own_start, peers, alice_start);
+    else run_worlds<mitccr_hash>(r, c, own, own_start, peers, alice_start);
+    wipe_all(own);
+    return gc::detail::output_labels(c, peers);
+}
+
+}  // namespace tandem::detail
+
+TANDEM_CRYPTO_END
