@@ -1,9 +1,10 @@
 // examples/app_runner.hpp — the command line of the paper-001 applications
-// (biomatch, mexp, mvmul): two parties, --threads workers each.
+// (biomatch, mexp, mvmul): two parties, --threads workers each, --ipp to
+// split the parallel regions between the parties (paper 001 §5).
 //
-//   <app> --local [--threads N] [--seed S] [--repeat R]     both parties, two processes, loopback TCP
-//   <app> --party alice [--port P] [--threads N] [--seed S] [--repeat R]
-//   <app> --party bob --host <alice> [--threads N] [--seed S] [--repeat R]
+//   <app> --local [--threads N] [--ipp] [--seed S] [--repeat R]     both parties, two processes, loopback TCP
+//   <app> --party alice [--port P] [--threads N] [--ipp] [--seed S] [--repeat R]
+//   <app> --party bob --host <alice> [--threads N] [--ipp] [--seed S] [--repeat R]
 //
 // Each party derives its own input from the seed (Alice and Bob draw from
 // different streams) and passes only its own to the run. For this demo the
@@ -38,7 +39,7 @@ int run_app(const char* name, const char* description, int argc, char** argv, co
         }
     } catch (const std::exception& e) {
         std::cerr << name << ": " << e.what() << "\nusage: " << name
-                  << " (--local | --party alice|bob) [--threads N] [--seed S] [--repeat R]\n"
+                  << " (--local | --party alice|bob) [--threads N] [--ipp] [--seed S] [--repeat R]\n"
                   << description << "  --repeat <r>        runs in the session (default 1; the last is reported)\n"
                   << common_usage;
         return 2;
@@ -61,7 +62,8 @@ int run_app(const char* name, const char* description, int argc, char** argv, co
                       "\n[" + std::string(tandem::to_string(s.me())) + "] circuit: " +
                       std::to_string(st.regions.size()) + " regions, " + std::to_string(st.stored_gates) +
                       " gates stored for " + std::to_string(st.executed_gates) + " executed; " +
-                      std::to_string(s.threads()) + (s.threads() == 1 ? " worker" : " workers") + " per party");
+                      std::to_string(s.threads()) + (s.threads() == 1 ? " worker" : " workers") + " per party" +
+                      (s.ipp() ? " and world (IPP)" : ""));
         return ok ? 0 : 1;
     });
 }

@@ -50,6 +50,9 @@ inline const char* common_usage =
     "  --timeout <ms>      deadline of each network wait (default 60000)\n"
     "  --threads <n>       workers per party, each with its own thread and TCP connection (default 1);\n"
     "                      both parties alike\n"
+    "  --ipp               inter-party parallelization: each party garbles half of every large parallel\n"
+    "                      region and evaluates the other half (opens --threads more connections);\n"
+    "                      both parties alike\n"
     "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; fixed-key is a faster opt-in with a\n"
     "                      weaker multi-instance bound, see crypto/fixed_key_hash.hpp); both parties alike\n";
 
@@ -90,6 +93,8 @@ inline cli parse(int argc, char** argv) {
             const long n = std::stol(value());
             if (n < 1 || n > 256) throw std::invalid_argument("--threads must be in 1..256");
             c.options.threads = static_cast<std::uint32_t>(n);
+        } else if (arg == "--ipp") {
+            c.options.ipp = true;
         } else if (arg == "--timeout") {
             c.options.timeout = std::chrono::milliseconds(std::stol(value()));
             c.options.connect_timeout = c.options.timeout;
@@ -105,15 +110,19 @@ inline cli parse(int argc, char** argv) {
 inline void report(const tandem::session& s, const std::string& result) {
     const tandem::run_stats& r = s.last_run();
     const std::string who = "[" + std::string(tandem::to_string(s.me())) + "] ";
+    const std::uint32_t connections = s.threads() * (s.ipp() ? 2 : 1);
     std::ostringstream out;
     out.setf(std::ios::fixed);
     out.precision(2);
     out << who << result << "\n"
         << who << "AND gates: " << r.and_gates << "; sent " << r.bytes_sent << " bytes, received " << r.bytes_received
         << " bytes\n"
-        << who << "set-up " << s.setup_seconds() * 1e3 << " ms (handshake, base OTs, " << s.threads()
-        << (s.threads() == 1 ? " connection" : " connections") << "), online " << r.seconds * 1e3
+        << who << "set-up " << s.setup_seconds() * 1e3 << " ms (handshake, base OTs, " << connections
+        << (connections == 1 ? " connection" : " connections") << "), online " << r.seconds * 1e3
         << " ms (of which OT extension " << r.ot_seconds * 1e3 << " ms)\n";
+    if (s.ipp())
+        out << who << "IPP: " << r.transferred_bits << " bits transferred between the worlds (" << r.transfer_ots
+            << " OTs, " << r.transfer_seconds * 1e3 << " ms)\n";
     std::cout << out.str() << std::flush;
 }
 

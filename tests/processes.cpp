@@ -192,11 +192,13 @@ TEST_CASE("processes.killed_or_frozen_peer_fails_the_other_within_its_deadline")
 
 TEST_CASE("processes.killed_peer_with_worker_links_fails_the_other_within_its_deadline") {
     // mvmul with two workers per party: a main connection and a worker link
-    // each; the victim dies or freezes while tables stream on both.
+    // each (with IPP two more, for Bob's world: both parties garble and
+    // evaluate); the victim dies or freezes while tables stream on all.
     std::set<std::string> used_ports;
+    for (bool ipp : {false, true})
     for (int sig : {SIGKILL, SIGSTOP}) {
         for (const char* victim : {"bob", "alice"}) {
-            INFO("signal " << sig << " to " << victim);
+            INFO("signal " << sig << " to " << victim << (ipp ? ", IPP" : ""));
             // A port no earlier scenario used: a frozen victim's connections may linger.
             std::string port = free_port();
             while (!used_ports.insert(port).second) port = free_port();
@@ -205,14 +207,16 @@ TEST_CASE("processes.killed_peer_with_worker_links_fails_the_other_within_its_de
             std::vector<std::string> a{TANDEM_EXAMPLE_MVMUL, "--party", "alice"}, b{TANDEM_EXAMPLE_MVMUL, "--party", "bob"};
             a.insert(a.end(), common.begin(), common.end());
             b.insert(b.end(), common.begin(), common.end());
+            if (ipp) a.push_back("--ipp"), b.push_back("--ipp");
             process alice(a, "w_alice");
             process bob(b, "w_bob");
-            // Both links up (the main one and the worker link), then runs under way.
+            // All links up (the main one and the worker links), then runs under way.
+            const int expected_links = ipp ? 4 : 2;
             const auto deadline = std::chrono::steady_clock::now() + 60s;
             int links = 0;
-            while ((links = accepted_connections(port)) < 2 && std::chrono::steady_clock::now() < deadline)
+            while ((links = accepted_connections(port)) < expected_links && std::chrono::steady_clock::now() < deadline)
                 std::this_thread::sleep_for(20ms);
-            REQUIRE(links >= 2);
+            REQUIRE(links >= expected_links);
             std::this_thread::sleep_for(500ms);
             stop_and_check_survivor(std::string(victim) == "bob" ? bob : alice,
                                     std::string(victim) == "bob" ? alice : bob, sig);
