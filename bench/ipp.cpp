@@ -1,0 +1,479 @@
+// bench_ipp — inter-party parallelization (paper 001 §6.5, Tables 4 and 5):
+// raw Yao (Alice garbles every region, Bob evaluates) against IPP (each party
+// garbles half of every large region and evaluates the other half) for the
+// three applications of paper 001 §6.2 (BioMatch, MExp, MVMul).
+//
+//   bench_ipp [--case ceiling|compute|all] [--hash rekeyed|fixed-key|both] [--threads N] [--reps N]
+//             [--quick] [--json]
+//   bench_ipp --case link --party alice|bob --host H --port P [--link NAME] [--pin CORE] [same options]
+//   bench_ipp --relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-ms D
+//
+// Cases:
+//   ceiling  this machine's garbling and evaluation cost per AND, G and E
+//            (one thread, tables in memory), and the compute-bound IPP
+//            ceiling 2G / (G + E): with each party on one core, raw Yao is
+//            bound by the garbler's G per AND, IPP by (G + E) / 2 per AND on
+//            both cores (paper 001 §5.1: 1.33 when E = G / 2)
+//   compute  two processes over loopback TCP, each pinned to a core of its
+//            own (paper Table 4, one core per party), raw vs IPP; reports
+//            the speed-up and its share of the ceiling
+//   link     one party of a run over a real, shaped link: scripts/ipp-link.sh
+//            puts the parties in two network namespaces joined by a veth pair
+//            (paper Table 5) and runs this case in each
+// --threads N: workers per party (and per world with IPP), default 1.
+// --relay: a user-space delay line for kernels without netem (the script's
+// fallback): forwards every connection to TARGET, each direction delayed by
+// D ms. --quick uses small instances (BioMatch 64 entries, MExp 4, MVMul 4×16).
+#include "common.hpp"
+#include "processes.hpp"
+
+#include "../examples/apps.hpp"
+
+#include <tandem/tandem.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace {
+
+using namespace tandem;
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+struct config {
+    bench::options opt;
+    std::string which = "all";
+    std::vector<garbling_hash> hashes{garbling_hash::rekeyed};
+    std::string link = "loopback";
+    std::string party;  // link case: alice or bob
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 0;
+    int pin = -1;
+    bool is_child = false;  // compute case: the bob process
+};
+
+std::string hash_name(garbling_hash h) { return h == garbling_hash::rekeyed ? "rekeyed" : "fixed-key"; }
+
+/// One application: its circuit and inputs as bits (from a fixed seed),
+/// with the plaintext result to check against.
+struct app {
+    std::string name;
+    circuit<> c;
+    std::vector<std::vector<bool>> alice, bob;
+    std::vector<std::vector<bool>> expected;
+};
+
+app make_app(std::string name, circuit<> c) {
+    app a{std::move(name), std::move(c), {}, {}, {}};
+    std::mt19937_64 rng(20261122);
+    std::vector<std::vector<bool>> all;
+    for (const value_layout& v : a.c.data().inputs) {
+        std::vector<bool> bits(v.bits);
+        for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = (rng() & 1) != 0;
+        (v.owner == party::alice ? a.alice : a.bob).push_back(bits);
+        all.push_back(std::move(bits));
+    }
+    a.expected = eval_plain_bits(a.c, all);
+    return a;
+}
+
+std::vector<app> make_apps(bool quick) {
+    std::vector<app> apps;
+    if (quick) {
+        apps.push_back(make_app("biomatch", apps::biomatch_circuit<64>()));
+        apps.push_back(make_app("mexp", apps::mexp_circuit<4>()));
+        apps.push_back(make_app("mvmul", apps::mvmul_circuit<4, 16>()));
+    } else {
+        apps.push_back(make_app("biomatch", apps::biomatch_circuit()));
+        apps.push_back(make_app("mexp", apps::mexp_circuit()));
+        apps.push_back(make_app("mvmul", apps::mvmul_circuit()));
+    }
+    return apps;
+}
+
+// ---- ceiling: G and E on this machine ----------------------------------------------
+
+struct costs {
+    double garble = 0, evaluate = 0;  // seconds per AND (medians)
+    double ceiling() const { return 2 * garble / (garble + evaluate); }
+};
+
+template <class Hash>
+costs measure_costs(const app& a, int reps) {
+    const circuit_data& d = a.c.data();
+    prg rng(block(5, 6));
+    gc::encoding enc{rng.next() | block(0, 1), std::vector<block>(d.input_bits)};
+    rng.fill(enc.zero_labels.data(), d.input_bits);
+    const block start = rng.next();
+    gc::table_buffer tables;
+    tables.reserve(2 * a.c.stats().and_gates);
+    std::vector<block> active(d.input_bits);
+    for (std::uint32_t i = 0; i < d.input_bits; ++i) active[i] = enc.zero_labels[i] ^ (enc.delta & mask_of(i % 3 == 0));
+    std::vector<double> g, e;
+    for (int r = 0; r <= reps; ++r) {  // the first of each is a warm-up
+        tables.clear();
+        auto t0 = clock_type::now();
+        (void)gc::garble<Hash>(a.c, enc, start, tables);
+        if (r > 0) g.push_back(since(t0));
+        gc::table_reader source(tables.tables());
+        t0 = clock_type::now();
+        (void)gc::evaluate<Hash>(a.c, start, source, active);
+        if (r > 0) e.push_back(since(t0));
+    }
+    const double ands = double(a.c.stats().and_gates);
+    return {bench::median(g) / ands, bench::median(e) / ands};
+}
+
+costs measure(const app& a, garbling_hash h, int reps) {
+    return h == garbling_hash::rekeyed ? measure_costs<mitccr_hash>(a, reps) : measure_costs<fixed_key_hash>(a, reps);
+}
+
+// ---- both parties: raw vs IPP over whatever link the session uses ---------------------
+
+/// For each app and hash: a session without and one with IPP, a warm-up run
+/// and --reps timed runs each; Alice prints. `open(options)` opens a session.
+int party_main(const config& c, const std::vector<app>& apps, const std::string& case_name,
+               const std::function<session(const session_options&)>& open,
+               const std::function<costs(const app&, garbling_hash)>& ceiling) {
+    const bool alice = c.party != "bob" && !c.is_child;
+    for (const garbling_hash h : c.hashes) {
+        if (alice && !c.opt.json)
+            std::printf("%s: raw Yao vs IPP, %s link, %s hash, %d worker%s per party%s, median of %d\n",
+                        case_name.c_str(), c.link.c_str(), hash_name(h).c_str(), c.opt.threads,
+                        c.opt.threads == 1 ? "" : "s", c.opt.threads == 1 ? "" : " and world", c.opt.reps);
+        for (const app& a : apps) {
+            const costs cost = alice ? ceiling(a, h) : costs{};
+            double raw = 0;
+            for (const bool ipp : {false, true}) {
+                session_options o;
+                o.threads = static_cast<std::uint32_t>(c.opt.threads);
+                o.hash = h;
+                o.ipp = ipp;
+                o.timeout = std::chrono::minutes(5);
+                o.connect_timeout = std::chrono::minutes(2);
+                session s = open(o);
+                const auto& mine = alice ? a.alice : a.bob;
+                const auto run = [&] {
+                    const auto out = s.run_bits(reveal::both, a.c, mine);
+                    if (!out || *out != a.expected) throw std::runtime_error(a.name + ": wrong result");
+                };
+                run();  // warm-up: label arrays, TCP windows
+                std::vector<double> secs;
+                for (int r = 0; r < c.opt.reps; ++r) {
+                    bench::barrier(s);
+                    const auto t0 = clock_type::now();
+                    run();
+                    const double me = since(t0);
+                    secs.push_back(std::max(me, bench::swap_figure(s, me)));
+                }
+                const run_stats st = s.last_run();
+                const double their_sent = bench::swap_figure(s, double(st.bytes_sent));
+                const double their_transfer = bench::swap_figure(s, st.transfer_seconds);
+                if (!alice) continue;
+                const double med = bench::median(secs), mn = bench::minimum(secs);
+                if (!ipp) raw = med;
+                const double ands = double(a.c.stats().and_gates);
+                const double speedup = raw / med;
+                if (c.opt.json) {
+                    bench::record rec("ipp", case_name + "_" + a.name);
+                    rec.add("ipp", ipp ? "true" : "false")
+                        .add("threads", c.opt.threads)
+                        .add_string("link", c.link)
+                        .add_string("hash", hash_name(h))
+                        .add("seconds", med)
+                        .add("seconds_min", mn)
+                        .add("reps", c.opt.reps)
+                        .add("and_gates", a.c.stats().and_gates)
+                        .add("and_per_s", ands / med)
+                        .add("bytes_alice", st.bytes_sent)
+                        .add("bytes_bob", static_cast<std::uint64_t>(their_sent))
+                        .add("speedup", speedup)
+                        .add("transferred_bits", st.transferred_bits)
+                        .add("transfer_ots", st.transfer_ots)
+                        .add("transfer_seconds_alice", st.transfer_seconds)
+                        .add("transfer_seconds_bob", their_transfer);
+                    if (cost.garble > 0)
+                        rec.add("garble_ns_per_and", cost.garble * 1e9)
+                            .add("evaluate_ns_per_and", cost.evaluate * 1e9)
+                            .add("ceiling", cost.ceiling())
+                            .add("share_of_ceiling", speedup / cost.ceiling());
+                    std::cout << rec.add("peak_rss_bytes", bench::peak_rss_bytes()).json() << "\n";
+                } else {
+                    std::printf("  %-9s %-4s %9.1f ms (min %9.1f) %6.2f M AND/s  sent A %6.1f MB, B %6.1f MB", a.name.c_str(),
+                                ipp ? "IPP" : "raw", med * 1e3, mn * 1e3, ands / med / 1e6, double(st.bytes_sent) / 1e6,
+                                their_sent / 1e6);
+                    if (ipp) {
+                        std::printf("  x%.2f", speedup);
+                        if (cost.garble > 0)
+                            std::printf(" (ceiling %.2f: %.0f %%)", cost.ceiling(), 100 * speedup / cost.ceiling());
+                        std::printf("; transfers %llu bits, %llu OTs, %.1f / %.1f ms", (unsigned long long)st.transferred_bits,
+                                    (unsigned long long)st.transfer_ots, st.transfer_seconds * 1e3, their_transfer * 1e3);
+                    }
+                    std::printf("\n");
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+// ---- relay: a user-space delay line -------------------------------------------------
+
+/// Copies one direction of a connection, each chunk held back until `delay`
+/// after it arrived; at most 64 MiB in flight.
+void pump(int from, int to, std::chrono::milliseconds delay) {
+    struct chunk {
+        clock_type::time_point due;
+        std::vector<char> bytes;
+    };
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<chunk> q;
+    std::size_t held = 0;
+    bool done = false;
+    std::thread writer([&] {
+        for (;;) {
+            chunk c;
+            {
+                std::unique_lock lock(m);
+                cv.wait(lock, [&] { return done || !q.empty(); });
+                if (q.empty()) break;
+                c = std::move(q.front());
+                q.pop_front();
+            }
+            std::this_thread::sleep_until(c.due);
+            for (std::size_t off = 0; off < c.bytes.size();) {
+                const ssize_t n = ::send(to, c.bytes.data() + off, c.bytes.size() - off, MSG_NOSIGNAL);
+                if (n <= 0) {
+                    ::shutdown(from, SHUT_RDWR);
+                    return;
+                }
+                off += static_cast<std::size_t>(n);
+            }
+            {
+                std::lock_guard lock(m);
+                held -= c.bytes.size();
+            }
+            cv.notify_all();
+        }
+        ::shutdown(to, SHUT_WR);
+    });
+    std::vector<char> buf(1 << 16);
+    for (;;) {
+        const ssize_t n = ::recv(from, buf.data(), buf.size(), 0);
+        if (n <= 0) break;
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return held < (std::size_t{64} << 20); });
+        q.push_back({clock_type::now() + delay, std::vector<char>(buf.begin(), buf.begin() + n)});
+        held += static_cast<std::size_t>(n);
+        cv.notify_all();
+    }
+    {
+        std::lock_guard lock(m);
+        done = true;
+    }
+    cv.notify_all();
+    writer.join();
+}
+
+int tuned_socket() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int one = 1, big = 8 << 20;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
+    return fd;
+}
+
+int relay_main(std::uint16_t listen_port, const std::string& host, std::uint16_t port, int delay_ms) {
+    const int lfd = tuned_socket();
+    const int one = 1;
+    ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(listen_port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(lfd, 64) != 0) {
+        std::perror("bench_ipp --relay: bind/listen");
+        return 1;
+    }
+    sockaddr_in target{};
+    target.sin_family = AF_INET;
+    target.sin_port = htons(port);
+    if (::inet_pton(AF_INET, host.c_str(), &target.sin_addr) != 1) {
+        std::fprintf(stderr, "bench_ipp --relay: %s is not an IPv4 address\n", host.c_str());
+        return 2;
+    }
+    const std::chrono::milliseconds delay(delay_ms);
+    for (;;) {
+        const int in = ::accept(lfd, nullptr, nullptr);
+        if (in < 0) continue;
+        std::thread([in, target, delay] {
+            // The target may not listen yet (it starts when the client does): retry for two minutes.
+            int out = -1;
+            for (const auto give_up = clock_type::now() + std::chrono::minutes(2); clock_type::now() < give_up;) {
+                out = tuned_socket();
+                if (::connect(out, reinterpret_cast<const sockaddr*>(&target), sizeof target) == 0) break;
+                ::close(out);
+                out = -1;
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+            if (out < 0) {
+                ::close(in);
+                return;
+            }
+            std::thread back(pump, out, in, delay);
+            pump(in, out, delay);
+            back.join();
+            ::close(in);
+            ::close(out);
+        }).detach();
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    config c;
+    std::vector<char*> common{argv[0]};
+    std::vector<std::string> passthrough;  // for the bob process of the compute case
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            const auto value = [&]() -> std::string {
+                if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+                return argv[++i];
+            };
+            if (a == "--relay") {
+                if (i + 5 >= argc || std::string(argv[i + 4]) != "--delay-ms")
+                    throw std::invalid_argument("--relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-ms D");
+                return relay_main(static_cast<std::uint16_t>(std::stoi(argv[i + 1])), argv[i + 2],
+                                  static_cast<std::uint16_t>(std::stoi(argv[i + 3])), std::stoi(argv[i + 5]));
+            } else if (a == "--case") {
+                c.which = value();
+            } else if (a == "--hash") {
+                const std::string h = value();
+                if (h == "rekeyed") c.hashes = {garbling_hash::rekeyed};
+                else if (h == "fixed-key") c.hashes = {garbling_hash::fixed_key};
+                else if (h == "both") c.hashes = {garbling_hash::rekeyed, garbling_hash::fixed_key};
+                else throw std::invalid_argument("--hash must be rekeyed, fixed-key or both");
+                passthrough.insert(passthrough.end(), {"--hash", h});
+            } else if (a == "--link") {
+                c.link = value();
+            } else if (a == "--party") {
+                c.party = value();
+                if (c.party != "alice" && c.party != "bob") throw std::invalid_argument("--party must be alice or bob");
+            } else if (a == "--host") {
+                c.host = value();
+            } else if (a == "--port") {
+                c.port = static_cast<std::uint16_t>(std::stoi(value()));
+            } else if (a == "--pin") {
+                c.pin = std::stoi(value());
+            } else if (a == "--bob-port") {  // internal: the compute case's bob process
+                c.is_child = true;
+                c.port = static_cast<std::uint16_t>(std::stoi(value()));
+            } else {
+                common.push_back(argv[i]);
+                passthrough.push_back(a);
+            }
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "bench_ipp: " << e.what() << "\n";
+        return 2;
+    }
+    const std::vector<std::string> cases{"all", "ceiling", "compute", "link"};
+    if (std::find(cases.begin(), cases.end(), c.which) == cases.end()) {
+        std::cerr << "bench_ipp: unknown --case " << c.which << "\n";
+        return 2;
+    }
+    if (c.which == "link" && (c.party.empty() || c.port == 0)) {
+        std::cerr << "bench_ipp: --case link needs --party alice|bob and --port (see scripts/ipp-link.sh)\n";
+        return 2;
+    }
+    c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
+                         "bench_ipp [--case ceiling|compute|link|all] [--hash rekeyed|fixed-key|both] [--link NAME] "
+                         "[--party alice|bob --host H --port P] [--pin CORE]");
+    const std::string role = c.is_child || c.party == "bob" ? "bob" : "alice";
+    try {
+        const std::vector<app> apps = make_apps(c.opt.quick);
+        std::map<std::pair<std::string, garbling_hash>, costs> measured;
+        const auto ceiling = [&](const app& a, garbling_hash h) {
+            const auto key = std::make_pair(a.name, h);
+            if (!measured.count(key)) measured[key] = measure(a, h, std::max(3, c.opt.reps));
+            return measured[key];
+        };
+        if (c.is_child) {  // compute case, bob: pinned to the second core
+            bench::pin_to_core(1);
+            return party_main(c, apps, "compute",
+                              [&](const session_options& o) { return session::connect(party::bob, "127.0.0.1", c.port, o); },
+                              ceiling);
+        }
+        if (c.which == "link") {  // the ceiling is a compute-bound figure: not measured here
+            if (c.pin >= 0) bench::pin_to_core(c.pin);
+            const auto none = [](const app&, garbling_hash) { return costs{}; };
+            if (c.party == "bob")
+                return party_main(c, apps, "link",
+                                  [&](const session_options& o) { return session::connect(party::bob, c.host, c.port, o); },
+                                  none);
+            net::tcp_listener listener(c.port, c.host);
+            return party_main(c, apps, "link",
+                              [&](const session_options& o) { return session::accept(party::alice, listener, o); },
+                              none);
+        }
+        const bool all = c.which == "all";
+        if (c.which == "ceiling" || all) {
+            bench::pin_to_core(0);
+            for (const garbling_hash h : c.hashes)
+                for (const app& a : apps) {
+                    const costs k = ceiling(a, h);
+                    if (c.opt.json)
+                        std::cout << bench::record("ipp", "ceiling_" + a.name)
+                                         .add_string("hash", hash_name(h))
+                                         .add("seconds", k.garble * double(a.c.stats().and_gates))
+                                         .add("seconds_min", k.garble * double(a.c.stats().and_gates))
+                                         .add("reps", std::max(3, c.opt.reps))
+                                         .add("and_gates", a.c.stats().and_gates)
+                                         .add("garble_ns_per_and", k.garble * 1e9)
+                                         .add("evaluate_ns_per_and", k.evaluate * 1e9)
+                                         .add("ceiling", k.ceiling())
+                                         .json()
+                                  << "\n";
+                    else
+                        std::printf("ceiling %-9s %-9s G %6.2f ns/AND, E %6.2f ns/AND (E/G %.2f): 2G/(G+E) = %.3f\n",
+                                    a.name.c_str(), hash_name(h).c_str(), k.garble * 1e9, k.evaluate * 1e9,
+                                    k.evaluate / k.garble, k.ceiling());
+                }
+        }
+        if (c.which == "compute" || all) {
+            bench::pin_to_core(0);
+            net::tcp_listener listener(0, "127.0.0.1");
+            std::vector<std::string> args{argv[0], "--bob-port", std::to_string(listener.port())};
+            args.insert(args.end(), passthrough.begin(), passthrough.end());
+            const pid_t bob = bench::spawn_self(args);
+            const int status = party_main(
+                c, apps, "compute", [&](const session_options& o) { return session::accept(party::alice, listener, o); },
+                ceiling);
+            const bool bob_ok = bench::wait_ok(bob);
+            return status != 0 ? status : bob_ok ? 0 : 1;
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "bench_ipp (" << role << "): " << e.what() << "\n";
+        return 1;
+    }
+}
