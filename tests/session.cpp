@@ -226,8 +226,9 @@ TEST_CASE("session.bytes_on_the_wire") {
     CHECK(a.and_gates == ands);
     // alice: header, hash start, 32 labels, tables, 2 x 8-byte output hashes.
     CHECK(a.bytes_sent == header + 16 + 32 * 16 + 32 * ands + 16);
-    // bob: header, the OT count, one 16-byte extension column per input bit (padded to 128), his output label.
-    CHECK(b.bytes_sent == header + 8 + 128 * 16 + 16);
+    // bob: header, the OT count, 128 extension columns of one bit per input bit (32 bits: 4 bytes each), his
+    // output label.
+    CHECK(b.bytes_sent == header + 8 + 128 * 4 + 16);
     CHECK(a.bytes_received == b.bytes_sent);
 }
 
@@ -416,16 +417,19 @@ TEST_CASE("session.corrupted_stream_never_gives_a_wrong_answer") {
             caught += (r.errors.alice || r.errors.bob) ? 1 : 0;
         }
         // Headers, labels, hashes and the used half of each table matter; a
-        // half-table the evaluator does not use does not, nor do the OT
-        // columns' padding beyond the 32 real choices, nor column j where
-        // bit j of Δ is 0 (the sender ignores it): Bob's bytes matter least.
+        // half-table the evaluator does not use does not, nor does OT column j
+        // where bit j of Δ is 0 (the sender ignores it; about half of Bob's bytes).
         CHECK(caught > trials / 8);
     }
 }
 
 TEST_CASE("session.cut_stream_fails_both_sides") {
+    const fault_result clean = run_with_fault(party::alice, ~std::uint64_t{0}, ~std::uint64_t{0}, 5, 6);
+    rethrow(clean.errors);
     for (party damaged : {party::alice, party::bob}) {
-        for (std::uint64_t cut : {0, 10, 100, 700, 1500}) {
+        const std::uint64_t span = damaged == party::alice ? clean.alice_run_bytes : clean.bob_run_bytes;
+        REQUIRE(span > 200);
+        for (std::uint64_t cut : {std::uint64_t{0}, std::uint64_t{10}, std::uint64_t{100}, span / 2, span - 8}) {
             INFO("cut side " << to_string(damaged) << " after " << cut << " bytes");
             const auto t0 = net::clock::now();
             const fault_result r = run_with_fault(damaged, ~std::uint64_t{0}, cut, 5, 6);

@@ -27,6 +27,15 @@
 // streaming its tables over its own link (exec/). Inputs, OT and outputs stay
 // on the main connection.
 //
+// With session_options::ipp (inter-party parallelization, paper 001 §5) Bob
+// draws a Δ of his own and a second set of base OTs runs the other way; W
+// more connections carry the tables of Bob's world. Each run then cuts its
+// large parallel regions between Alice's world (she garbles, Bob evaluates)
+// and Bob's (the other way round), both running at once, and re-shares every
+// wire that crosses between them by OT without revealing it
+// (exec/ipp_plan.hpp, session/ipp.hpp). Inputs and outputs stay in Alice's
+// world, so the protocol around the run is unchanged.
+//
 // Security: semi-honest (DESIGN §9). A session is used by one thread at a
 // time. A failed run closes the connection at once (so the peer fails too,
 // without waiting for its deadline) and leaves the session unusable; open a

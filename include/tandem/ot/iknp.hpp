@@ -18,7 +18,8 @@
 // and transposing the 128 × m matrices (ot/transpose.hpp) gives rows with
 // q_i = t_i ⊕ r_i·Δ. Work goes in chunks of 8192 OTs (a 128 KiB matrix, in
 // L2): the receiver streams the columns of a chunk, the sender expands and
-// transposes them as they arrive. m is padded to a multiple of 128 internally.
+// transposes them as they arrive. m is padded to a multiple of 128 internally;
+// only the ⌈m/8⌉ bytes of each column that hold real OTs are sent.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -155,10 +156,12 @@ public:
             const std::size_t n = std::min(m - done, detail::chunk_ots);
             const std::size_t nb = (n + 127) / 128;
             block* u = buf_.column.data();
+            const std::size_t column_bytes = (n + 7) / 8;  // the padding of the last block is not sent
+            u[nb - 1] = block();
             for (std::size_t j = 0; j < 128; ++j) {
                 block* row = buf_.row(j);
                 detail::expand(keys_[j], counter_, row, nb);
-                ch.recv(u, nb * sizeof(block));
+                ch.recv(u, column_bytes);
                 const block mask = mask_of(detail::bit_of(delta_, j) != 0);  // no branch on Δ
                 for (std::size_t k = 0; k < nb; ++k) row[k] ^= u[k] & mask;
             }
@@ -238,12 +241,13 @@ private:
             block* r = buf_.bits.data();
             block* u = buf_.column.data();
             pack(done, n, r, nb);
+            const std::size_t column_bytes = (n + 7) / 8;  // only the rows of real OTs
             for (std::size_t j = 0; j < 128; ++j) {
                 block* row = buf_.row(j);
                 detail::expand(keys0_[j], counter_, row, nb);
                 detail::expand(keys1_[j], counter_, u, nb);
                 for (std::size_t k = 0; k < nb; ++k) u[k] = u[k] ^ row[k] ^ r[k];
-                ch.send(u, nb * sizeof(block));
+                ch.send(u, column_bytes);
             }
             counter_ += nb;
             detail::transpose_chunk(buf_, nb, t.data() + done, n);

@@ -22,14 +22,16 @@
 //    label: one free XOR has joined the shares. v is never revealed: p alone
 //    and c alone are uniform, and the OT hides p from E.
 // So a transfer out of world X is one message from X's garbler to X's
-// evaluator — 16 bytes per wire, plus 2 KiB of IKNP columns per boundary
-// when few wires cross — and it travels on X's link 0 after the tables it
-// follows (the evaluator is allowed its tables a segment at a time, so it
-// never reads ahead past a boundary). Each world's executor does the transfers out of its world at a
-// boundary, hands the new labels to this party's other executor (handover)
-// and takes the ones coming into its world from it. Transfers out are done
-// before transfers in are awaited, in both worlds, so the waits form no cycle:
-// with one thread per world per party IPP cannot deadlock.
+// evaluator — 16 bytes per wire (at least 2 KiB of IKNP columns per
+// boundary) — and it travels on X's link 0 after the tables it follows.
+//
+// Each world's executor does the transfers out of its world at a boundary,
+// hands the new labels to this party's other executor (handover) and takes
+// the ones coming into its world from it. Transfers out are done before
+// transfers in are awaited, in both worlds, and an evaluator is allowed its
+// tables one segment (boundary to boundary) at a time, so it never waits for
+// tables that depend on its own transfers: the waits form no cycle, and with
+// one thread per world per party IPP cannot deadlock.
 #pragma once
 
 #include <tandem/crypto/target.hpp>

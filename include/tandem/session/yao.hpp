@@ -15,6 +15,9 @@
 //                  H(Z_k ⊕ Δ) of each output wire k
 //   Bob → Alice    if Alice learns the output, Bob's output labels
 //
+// With IPP (session/ipp.hpp) the garbling step in the middle runs both
+// worlds at once; everything before and after it is as above, in Alice's world.
+//
 // Outputs are checked, not just decoded: Bob's label must hash to one of the
 // two values he was sent, and a label Bob returns must be Z_k or Z_k ⊕ Δ. A
 // label that fits neither means damaged tables or labels, and the run stops
