@@ -6,7 +6,7 @@
 //   bench_ipp [--case ceiling|compute|all] [--hash rekeyed|fixed-key|both] [--threads N] [--reps N]
 //             [--quick] [--json]
 //   bench_ipp --case link --party alice|bob --host H --port P [--link NAME] [--pin CORE] [same options]
-//   bench_ipp --relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-ms D
+//   bench_ipp --relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-us D
 //
 // Cases:
 //   ceiling  this machine's garbling and evaluation cost per AND, G and E
@@ -23,7 +23,7 @@
 // --threads N: workers per party (and per world with IPP), default 1.
 // --relay: a user-space delay line for kernels without netem (the script's
 // fallback): forwards every connection to TARGET, each direction delayed by
-// D ms. --quick uses small instances (BioMatch 64 entries, MExp 4, MVMul 4×16).
+// D µs. --quick uses small instances (BioMatch 64 entries, MExp 4, MVMul 4×16).
 #include "common.hpp"
 #include "processes.hpp"
 
@@ -236,7 +236,7 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
 
 /// Copies one direction of a connection, each chunk held back until `delay`
 /// after it arrived; at most 64 MiB in flight.
-void pump(int from, int to, std::chrono::milliseconds delay) {
+void pump(int from, int to, std::chrono::microseconds delay) {
     struct chunk {
         clock_type::time_point due;
         std::vector<char> bytes;
@@ -300,7 +300,7 @@ int tuned_socket() {
     return fd;
 }
 
-int relay_main(std::uint16_t listen_port, const std::string& host, std::uint16_t port, int delay_ms) {
+int relay_main(std::uint16_t listen_port, const std::string& host, std::uint16_t port, int delay_us) {
     const int lfd = tuned_socket();
     const int one = 1;
     ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -319,7 +319,7 @@ int relay_main(std::uint16_t listen_port, const std::string& host, std::uint16_t
         std::fprintf(stderr, "bench_ipp --relay: %s is not an IPv4 address\n", host.c_str());
         return 2;
     }
-    const std::chrono::milliseconds delay(delay_ms);
+    const std::chrono::microseconds delay(delay_us);
     for (;;) {
         const int in = ::accept(lfd, nullptr, nullptr);
         if (in < 0) continue;
@@ -360,8 +360,8 @@ int main(int argc, char** argv) {
                 return argv[++i];
             };
             if (a == "--relay") {
-                if (i + 5 >= argc || std::string(argv[i + 4]) != "--delay-ms")
-                    throw std::invalid_argument("--relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-ms D");
+                if (i + 5 >= argc || std::string(argv[i + 4]) != "--delay-us")
+                    throw std::invalid_argument("--relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-us D");
                 return relay_main(static_cast<std::uint16_t>(std::stoi(argv[i + 1])), argv[i + 2],
                                   static_cast<std::uint16_t>(std::stoi(argv[i + 3])), std::stoi(argv[i + 5]));
             } else if (a == "--case") {

@@ -98,9 +98,9 @@ for link in "${links[@]}"; do
       set -- $end
       tc -n "$1" qdisc add dev "$2" root tbf rate "$rate" burst "$burst" latency "$((rtt > 10 ? rtt : 10))ms"
     done
-    ip netns exec "$ns_b" "$bench" --relay "$relay_port" "$addr_a" "$port" --delay-ms "$((rtt / 2))" &
+    ip netns exec "$ns_b" "$bench" --relay "$relay_port" "$addr_a" "$port" --delay-us "$half_us" &
     pids+=($!)
-    how="no netem in this kernel: tc tbf rate $rate (burst $burst B) on each end, $((rtt / 2)) ms each way by bench_ipp --relay in Bob's namespace"
+    how="no netem in this kernel: tc tbf rate $rate (burst $burst B) on each end, $half_us us each way by bench_ipp --relay in Bob's namespace"
     bob_host=127.0.0.1; bob_port="$relay_port"
   fi
   name="${rate}-${rtt}ms"
