@@ -43,6 +43,11 @@ inline options parse(int argc, char** argv, const char* name) {
     return o;
 }
 
+/// Seconds since t0.
+inline double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 /// Seconds of each repetition of f().
 template <class F>
 std::vector<double> time_reps(int reps, F&& f) {

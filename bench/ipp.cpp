@@ -25,6 +25,7 @@
 // fallback): forwards every connection to TARGET, each direction delayed by
 // D µs. --quick uses small instances (BioMatch 64 entries, MExp 4, MVMul 4×16).
 #include "common.hpp"
+#include "app_set.hpp"
 #include "processes.hpp"
 
 #include "../examples/apps.hpp"
@@ -51,9 +52,10 @@
 namespace {
 
 using namespace tandem;
+using bench::app;
+using bench::make_apps;
+using bench::since;
 using clock_type = std::chrono::steady_clock;
-
-double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 struct config {
     bench::options opt;
@@ -68,43 +70,6 @@ struct config {
 };
 
 std::string hash_name(garbling_hash h) { return h == garbling_hash::rekeyed ? "rekeyed" : "fixed-key"; }
-
-/// One application: its circuit and inputs as bits (from a fixed seed),
-/// with the plaintext result to check against.
-struct app {
-    std::string name;
-    circuit<> c;
-    std::vector<std::vector<bool>> alice, bob;
-    std::vector<std::vector<bool>> expected;
-};
-
-app make_app(std::string name, circuit<> c) {
-    app a{std::move(name), std::move(c), {}, {}, {}};
-    std::mt19937_64 rng(20261122);
-    std::vector<std::vector<bool>> all;
-    for (const value_layout& v : a.c.data().inputs) {
-        std::vector<bool> bits(v.bits);
-        for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = (rng() & 1) != 0;
-        (v.owner == party::alice ? a.alice : a.bob).push_back(bits);
-        all.push_back(std::move(bits));
-    }
-    a.expected = eval_plain_bits(a.c, all);
-    return a;
-}
-
-std::vector<app> make_apps(bool quick) {
-    std::vector<app> apps;
-    if (quick) {
-        apps.push_back(make_app("biomatch", apps::biomatch_circuit<64>()));
-        apps.push_back(make_app("mexp", apps::mexp_circuit<4>()));
-        apps.push_back(make_app("mvmul", apps::mvmul_circuit<4, 16>()));
-    } else {
-        apps.push_back(make_app("biomatch", apps::biomatch_circuit()));
-        apps.push_back(make_app("mexp", apps::mexp_circuit()));
-        apps.push_back(make_app("mvmul", apps::mvmul_circuit()));
-    }
-    return apps;
-}
 
 // ---- ceiling: G and E on this machine ----------------------------------------------
 

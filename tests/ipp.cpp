@@ -9,6 +9,7 @@
 
 #include "exception_text.hpp"
 #include "memory_sessions.hpp"
+#include "random_inputs.hpp"
 
 #include "../examples/apps.hpp"
 
@@ -38,17 +39,6 @@ session_options ipp_options(std::uint32_t threads, std::uint64_t min_ands = 0) {
     o.ipp = true;
     o.ipp_min_ands = min_ands;
     return o;
-}
-
-/// Random bits for every input value of c.
-bits_t random_inputs(const circuit<>& c, std::mt19937_64& rng) {
-    bits_t in;
-    for (const value_layout& v : c.data().inputs) {
-        std::vector<bool> bits(v.bits);
-        for (std::size_t k = 0; k < v.bits; ++k) bits[k] = (rng() & 1) != 0;
-        in.push_back(std::move(bits));
-    }
-    return in;
 }
 
 // ---- random mixed programs -----------------------------------------------------

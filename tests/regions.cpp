@@ -10,6 +10,7 @@
 
 #include "exception_text.hpp"
 #include "memory_sessions.hpp"
+#include "random_inputs.hpp"
 
 #include "../examples/apps.hpp"
 
@@ -50,17 +51,6 @@ std::string region_at(const char* what, int line) {
     return std::string(what) + " at regions.cpp:" + std::to_string(line);
 }
 
-
-/// Random bits for every input value of c.
-bits_t random_inputs(const circuit<>& c, std::mt19937_64& rng) {
-    bits_t in;
-    for (const value_layout& v : c.data().inputs) {
-        std::vector<bool> bits(v.bits);
-        for (std::size_t k = 0; k < v.bits; ++k) bits[k] = (rng() & 1) != 0;
-        in.push_back(std::move(bits));
-    }
-    return in;
-}
 
 std::vector<bool> flat(const bits_t& v) {
     std::vector<bool> r;

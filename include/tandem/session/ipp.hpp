@@ -183,6 +183,7 @@ void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::la
             for (std::size_t i = 0; i < out.size(); ++i) share[i] = label[out[i]].lsb() ? 1 : 0;
             std::vector<block> active(out.size());
             r.receiver.extend(*links[0], share, active);  // flushes
+            wipe_all(share);  // with the peer's colours they are the values
             h.put(k, exec::other(x), std::move(active));
             r.transfer_seconds[exec::index(x)] += seconds_since(t0);
             r.transfer_ots[exec::index(x)] += out.size();
