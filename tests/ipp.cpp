@@ -330,8 +330,22 @@ TEST_CASE("ipp.session.apps_equal_plaintext_and_non_ipp") {
 TEST_CASE("ipp.session.mixed_programs_with_1_2_4_threads") {
     const std::uint64_t seed = 1401;
     std::mt19937_64 rng(seed);
+    // The programs cover the shapes IPP must handle: a region between two
+    // sequential steps, a region feeding a region, wires crossing both ways.
+    bool seq_region_seq = false, region_region = false, both_ways = false;
     for (std::uint64_t p = 0; p < 8; ++p) {
         const circuit<> c = mixed_circuit(seed + p);
+        const std::vector<step>& steps = c.data().steps;
+        for (std::size_t k = 1; k < steps.size(); ++k) {
+            const bool region = steps[k].kind == step_kind::region;
+            region_region |= region && steps[k - 1].kind == step_kind::region;
+            seq_region_seq |= region && steps[k - 1].kind == step_kind::sequential && k + 1 < steps.size() &&
+                              steps[k + 1].kind == step_kind::sequential;
+        }
+        std::array<std::uint64_t, 2> into{};
+        for (const exec::transfer_set& t : exec::make_ipp_plan(c, 1, 0).boundary)
+            for (std::size_t w = 0; w < 2; ++w) into[w] += t.into[w].size();
+        both_ways |= into[0] > 0 && into[1] > 0;
         std::vector<bits_t> inputs;
         for (int k = 0; k < 2; ++k) inputs.push_back(random_inputs(c, rng));
         for (std::uint32_t threads : {1u, 2u, 4u}) {
@@ -347,6 +361,9 @@ TEST_CASE("ipp.session.mixed_programs_with_1_2_4_threads") {
             CHECK(ipp.alice_stats.transfer_ots == ipp.alice_stats.transferred_bits);
         }
     }
+    CHECK(seq_region_seq);
+    CHECK(region_region);
+    CHECK(both_ways);
     // The plaintext template agrees with the circuit (so "expected" is the program's meaning).
     const circuit<> c = mixed_circuit(seed);
     std::array<std::uint32_t, mixed_n> x{}, y{};
