@@ -36,6 +36,8 @@ case "$cmd" in
     ./build/release/examples/millionaires --local
     echo "== MVMul 16x16 by 16, 64-bit: one parallel region, two workers (threads and TCP links) per party"
     ./build/release/examples/mvmul --local --threads 2
+    echo "== BioMatch, 512 entries: inter-party parallelization, each party garbles half of the distances and evaluates the other half"
+    ./build/release/examples/biomatch --local --ipp
     ;;
   test)
     preset=${1:-release}
