@@ -270,14 +270,30 @@ void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own,
     std::rethrow_exception(own_error ? own_error : peer_error);
 }
 
+/// run_worlds with the session's hash; both label arrays are wiped if it fails
+/// (a world that finished keeps its labels until then, and freed label
+/// arrays are reused unwiped: detail/big_vector.hpp).
+inline void run_both(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
+                     gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
+    try {
+        if (r.hash == garbling_hash::fixed_key)
+            run_worlds<fixed_key_hash>(r, c, own, own_hash_start, peers, peer_hash_start);
+        else
+            run_worlds<mitccr_hash>(r, c, own, own_hash_start, peers, peer_hash_start);
+    } catch (...) {
+        wipe_all(own);
+        wipe_all(peers);
+        throw;
+    }
+}
+
 /// Alice's middle of an IPP run: garbles her world from her input encoding
 /// while evaluating Bob's; returns her world's outputs.
 inline gc::garbled_outputs ipp_alice(ipp_run& r, const circuit<>& circ, const gc::encoding& enc, block hash_start) {
     const circuit_data& c = circ.data();
     gc::detail::label_array own = gc::detail::input_slots(c, enc.zero_labels);
     gc::detail::label_array peers(c.slot_count);
-    if (r.hash == garbling_hash::fixed_key) run_worlds<fixed_key_hash>(r, c, own, hash_start, peers, std::nullopt);
-    else run_worlds<mitccr_hash>(r, c, own, hash_start, peers, std::nullopt);
+    run_both(r, c, own, hash_start, peers, std::nullopt);
     wipe_all(peers);
     return gc::detail::finish_garbling(c, own, r.plan.and_gates);
 }
@@ -291,8 +307,7 @@ inline std::vector<block> ipp_bob(ipp_run& r, const circuit<>& circ, std::span<c
     const circuit_data& c = circ.data();
     gc::detail::label_array own(c.slot_count);
     gc::detail::label_array peers = gc::detail::input_slots(c, input_labels);
-    if (r.hash == garbling_hash::fixed_key) run_worlds<fixed_key_hash>(r, c, own, own_start, peers, alice_start);
-    else run_worlds<mitccr_hash>(r, c, own, own_start, peers, alice_start);
+    run_both(r, c, own, own_start, peers, alice_start);
     wipe_all(own);
     return gc::detail::output_labels(c, peers);
 }
