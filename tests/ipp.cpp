@@ -269,7 +269,7 @@ TEST_CASE("ipp.plan.splits_mvmul_evenly_and_transfers_its_surface") {
         CHECK(into_bob == 9216);
         CHECK(into_alice == 512);
         CHECK(ip.transferred_bits == 9728);
-        // Each world's workers share its half evenly (at most one instance apart).
+        // Each world's workers share its half evenly: 8 / W rows each.
         const auto& bob_parts = ip.worlds[1].steps[region_step].parts;
         for (const exec::instance_range& p : bob_parts) CHECK(p.end - p.begin == 8 / w);
     }
