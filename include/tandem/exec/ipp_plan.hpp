@@ -103,18 +103,14 @@ inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
 
     for (std::size_t k = 0; k < n_steps; ++k) {
         const step& st = c.steps[k];
+        const std::array<std::vector<std::uint64_t>, 2> before{ip.worlds[0].worker_ands, ip.worlds[1].worker_ands};
         if (st.kind == step_kind::sequential) {
             ip.worlds[1].steps[k].here = false;
             plan& a = ip.worlds[0];
             for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
                 const level_range& lv = c.levels[l];
-                const std::uint32_t n = a.level_parts(lv);
-                for (std::uint32_t j = 0; j < n; ++j) {
-                    const auto [b, e] = plan::level_part(lv, j, n);
-                    a.worker_ands[j] += e - b;
-                    step_ands[0][k][j] += e - b;
-                }
-                a.one_worker = a.one_worker && n == 1;
+                const std::uint32_t parts = add_level_parts(a, lv);  // always: not in &&
+                a.one_worker = a.one_worker && parts == 1;
                 for (std::uint32_t g = lv.and_begin; g < lv.end; ++g) {
                     const gate& gt = c.gates[g];
                     need(gt.in0, world::alice, k);
@@ -122,34 +118,34 @@ inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
                     held[gt.out] = 1;
                 }
             }
-            continue;
+        } else {
+            const region_data& r = c.regions[st.region];
+            std::vector<std::uint64_t> body_ands;
+            for (const circuit_data& b : r.bodies) body_ands.push_back(tandem::detail::count_gates(b).and_gates);
+            std::uint64_t total = 0;
+            for (const region_instance& i : r.instances) total += body_ands[i.body];
+            const auto n = static_cast<std::uint32_t>(r.instances.size());
+            std::uint32_t cut = n;
+            if (total >= ipp_min_ands) {  // Alice's world takes instances until it has half of the ANDs
+                std::uint64_t done = 0;
+                for (cut = 0; cut < n && done + body_ands[r.instances[cut].body] / 2 < total / 2; ++cut)
+                    done += body_ands[r.instances[cut].body];
+            }
+            ip.cut[k] = cut;
+            for (std::size_t w = 0; w < 2; ++w) {
+                plan& p = ip.worlds[w];
+                const instance_range range = w == 0 ? instance_range{0, cut} : instance_range{cut, n};
+                const std::uint32_t parts = split_instances(r, body_ands, range, p, p.steps[k]);  // always: not in &&
+                p.one_worker = p.one_worker && parts <= 1;
+            }
+            for (std::uint32_t i = 0; i < n; ++i)  // instances read only slots written before the region
+                for (std::uint32_t s : r.inputs_of(r.instances[i])) need(s, i < cut ? world::alice : world::bob, k);
+            for (std::uint32_t i = 0; i < n; ++i)
+                for (std::uint32_t s : r.outputs_of(r.instances[i]))
+                    if (s != unused_slot) held[s] = i < cut ? 1 : 2;
         }
-        const region_data& r = c.regions[st.region];
-        std::vector<std::uint64_t> body_ands;
-        for (const circuit_data& b : r.bodies) body_ands.push_back(tandem::detail::count_gates(b).and_gates);
-        std::uint64_t total = 0;
-        for (const region_instance& i : r.instances) total += body_ands[i.body];
-        const auto n = static_cast<std::uint32_t>(r.instances.size());
-        std::uint32_t cut = n;
-        if (total >= ipp_min_ands) {  // Alice's world takes instances until it has half of the ANDs
-            std::uint64_t done = 0;
-            for (cut = 0; cut < n && done + body_ands[r.instances[cut].body] / 2 < total / 2; ++cut)
-                done += body_ands[r.instances[cut].body];
-        }
-        ip.cut[k] = cut;
-        for (std::size_t w = 0; w < 2; ++w) {
-            plan& p = ip.worlds[w];
-            const std::vector<std::uint64_t> before = p.worker_ands;
-            const instance_range range = w == 0 ? instance_range{0, cut} : instance_range{cut, n};
-            const std::uint32_t parts = split_instances(r, body_ands, range, p, p.steps[k]);
-            p.one_worker = p.one_worker && parts <= 1;
-            for (std::uint32_t j = 0; j < workers; ++j) step_ands[w][k][j] = p.worker_ands[j] - before[j];
-        }
-        for (std::uint32_t i = 0; i < n; ++i)  // instances read only slots written before the region
-            for (std::uint32_t s : r.inputs_of(r.instances[i])) need(s, i < cut ? world::alice : world::bob, k);
-        for (std::uint32_t i = 0; i < n; ++i)
-            for (std::uint32_t s : r.outputs_of(r.instances[i]))
-                if (s != unused_slot) held[s] = i < cut ? 1 : 2;
+        for (std::size_t w = 0; w < 2; ++w)
+            for (std::uint32_t j = 0; j < workers; ++j) step_ands[w][k][j] = ip.worlds[w].worker_ands[j] - before[w][j];
     }
     for (std::uint32_t s : c.output_slots)
         if (s != output_false && s != output_true) need(s, world::alice, n_steps);
@@ -169,7 +165,6 @@ inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
             for (std::uint32_t j = 0; j < workers; ++j) ip.segment_ands[w][last][j] += step_ands[w][k][j];
         }
         for (std::uint64_t a : ip.worlds[w].worker_ands) ip.world_ands[w] += a;
-        ip.worlds[w].and_gates = ip.and_gates;  // tweak range: the whole run, as without IPP
     }
     return ip;
 }

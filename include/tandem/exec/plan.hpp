@@ -79,6 +79,17 @@ struct plan {
     }
 };
 
+/// Adds the ANDs of each FGP part of level lv to p.worker_ands; returns the
+/// number of parts.
+inline std::uint32_t add_level_parts(plan& p, const level_range& lv) {
+    const std::uint32_t n = p.level_parts(lv);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const auto [b, e] = plan::level_part(lv, k, n);
+        p.worker_ands[k] += e - b;
+    }
+    return n;
+}
+
 /// Cuts instances [range.begin, range.end) of a region into contiguous parts
 /// balanced by AND count, one per worker (sp.parts[w]; empty for the workers
 /// left out), adding each part's ANDs to p.worker_ands. Worker w takes
@@ -127,12 +138,8 @@ inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
             for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
                 const level_range& lv = c.levels[l];
                 p.level_first_and[l] = next;
-                const std::uint32_t n = p.level_parts(lv);
-                for (std::uint32_t k = 0; k < n; ++k) {
-                    const auto [b, e] = plan::level_part(lv, k, n);
-                    p.worker_ands[k] += e - b;
-                }
-                p.one_worker = p.one_worker && n == 1;
+                const std::uint32_t parts = add_level_parts(p, lv);  // always: not in &&
+                p.one_worker = p.one_worker && parts == 1;
                 next += lv.and_count();
             }
         } else {
