@@ -14,6 +14,7 @@
 #include <tandem/dsl/compile.hpp>
 #include <tandem/dsl/integer.hpp>
 #include <tandem/dsl/parallel.hpp>
+#include <tandem/dsl/stream.hpp>
 #include <tandem/dsl/value_traits.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -45,6 +46,50 @@ inline constexpr wire_ref false_ref{0};
 inline constexpr wire_ref true_ref{1};
 constexpr wire_ref constant_ref(bool b) noexcept { return wire_ref{b ? 1u : 0u}; }
 constexpr wire_ref operator~(wire_ref r) noexcept { return wire_ref{r.v ^ 1u}; }
+
+/// Membership of one DSL value in the live list of a streaming builder
+/// (DESIGN §11). secure_bit and secure_integer each hold one: while linked,
+/// `refs` points at the value's own wire references, which the builder reads
+/// and renumbers when it cuts a segment. Copying a value does not copy its
+/// membership (the copy's constructor links it afresh); destroying it unlinks
+/// it in O(1). Unlinked (prev == nullptr) outside streamed runs.
+class live_link {
+public:
+    constexpr live_link() noexcept = default;
+    constexpr live_link(const live_link&) noexcept {}
+    constexpr live_link& operator=(const live_link&) noexcept { return *this; }
+    constexpr ~live_link() { unlink(); }
+
+    constexpr bool linked() const noexcept { return prev_ != nullptr; }
+    constexpr void unlink() noexcept {
+        if (prev_ == nullptr) return;
+        prev_->next_ = next_;
+        if (next_ != nullptr) next_->prev_ = prev_;
+        prev_ = next_ = nullptr;
+    }
+    /// Mirrors `source` after a copy: linked (just after it, so in the same
+    /// builder's list) with `refs` if the source is, unlinked otherwise.
+    void follow(const live_link& source, wire_ref* refs, std::uint32_t n) noexcept {
+        if (!source.linked()) {
+            unlink();
+            return;
+        }
+        refs_ = refs;
+        count_ = n;
+        if (linked() || &source == this) return;
+        prev_ = const_cast<live_link*>(&source);
+        next_ = source.next_;
+        if (next_ != nullptr) next_->prev_ = this;
+        source.next_ = this;
+    }
+
+private:
+    friend class builder;
+    live_link* prev_ = nullptr;
+    mutable live_link* next_ = nullptr;
+    wire_ref* refs_ = nullptr;
+    std::uint32_t count_ = 0;
+};
 
 /// A gate as recorded, before levelling: its output is wire first_gate_wire + index.
 struct recorded_gate {
@@ -88,6 +133,9 @@ struct recording {
     std::vector<std::uint32_t> input_uses;    ///< uses of wire k, for k <= input_bits
     std::uint32_t max_level = 0;
     std::vector<recorded_region> regions;     ///< in record order (increasing level)
+    /// Streamed segments: the slot each input bit already occupies (empty:
+    /// input bit k starts in slot k, as in a compiled circuit).
+    std::vector<std::uint32_t> input_slots;
 
     std::uint32_t first_gate_wire() const noexcept { return input_bits + 1; }
     /// Readers of wire w (gates and outputs).
@@ -96,11 +144,81 @@ struct recording {
     }
 };
 
+/// The storage slots of a streamed run: one label array for the whole run,
+/// its free slots reused segment after segment (circuit/layout.hpp).
+struct slot_pool {
+    std::vector<std::uint32_t> free;
+    std::uint32_t count = 0;  ///< slots ever used: the run's label array size
+    std::uint32_t take() {
+        if (free.empty()) {
+            if (count >= output_false - 1)
+                throw usage_error("tandem: a streamed run holds more than 2^32 live wires; free values you no longer need");
+            return count++;
+        }
+        const std::uint32_t s = free.back();
+        free.pop_back();
+        return s;
+    }
+};
+
+/// An input bit that enters a streamed run in a segment: where its label goes,
+/// whose it is, and its value where this party knows it (else 0).
+struct stream_input_bit {
+    std::uint32_t slot;
+    party owner;
+    std::uint8_t value;
+};
+
+/// One segment of a streamed run (DESIGN §11): a levelled circuit over the
+/// run's slots. Its inputs are the wires carried in from earlier segments
+/// (already in their slots) and `inputs`, whose labels the runner writes
+/// before running it. data.output_slots holds first the `carried` wires that
+/// live values still name (they stay in their slots for the next segment),
+/// then the bits opened to `open` at its end, if any.
+struct stream_segment {
+    std::uint64_t index = 0;
+    circuit_data data;
+    std::vector<stream_input_bit> inputs;
+    std::uint64_t and_gates = 0;  ///< ANDs it runs (region instances included)
+    std::uint32_t carried = 0;
+    std::optional<reveal> open;
+};
+
+/// Where a streaming builder hands its segments, in order: the plaintext or
+/// the garbled runner. Returns the opened bits where this party learns them.
+class segment_runner {
+public:
+    virtual std::optional<std::vector<bool>> run(stream_segment&& s) = 0;
+
+protected:
+    ~segment_runner() = default;
+};
+
 class builder {
 public:
     builder() : serial_(next_serial()) {
         input_not_.push_back(0);
         rec_.input_uses.push_back(0);
+    }
+    /// A streaming builder (DESIGN §11): once a segment holds `segment_ands`
+    /// ANDs it is cut at the next safe point (when an operation's result
+    /// value is made, outside regions and internal multi-value steps) and
+    /// handed to `runner`; only the wires that a live value still names are
+    /// carried into the next segment.
+    builder(std::uint64_t segment_ands, segment_runner& runner) : builder() {
+        if (segment_ands == 0) throw usage_error("tandem: segment_ands must be at least 1");
+        runner_ = &runner;
+        segment_ands_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(segment_ands, default_segment_ands));
+        stream_limit_ = segment_ands;
+    }
+    ~builder() {
+        // Values that outlive the run must not unlink from a freed list.
+        for (live_link* l = live_.next_; l != nullptr;) {
+            live_link* next = l->next_;
+            l->prev_ = l->next_ = nullptr;
+            l = next;
+        }
+        live_.next_ = nullptr;
     }
     builder(const builder&) = delete;
     builder& operator=(const builder&) = delete;
@@ -165,6 +283,127 @@ public:
     }
 
     std::size_t gate_count() const noexcept { return rec_.gates.size(); }
+
+    // ---- Streaming (DESIGN §11; dsl/stream.hpp is the user's side) ----
+
+    bool streaming() const noexcept { return runner_ != nullptr; }
+
+    /// Links a new value's wire references into the live list (or re-points
+    /// a linked one), then cuts the segment if it is full and this is a safe
+    /// point: the value holding an operation's result is the last thing the
+    /// operation makes, so every wire still needed sits in a listed value.
+    void track(live_link& l, wire_ref* refs, std::uint32_t n) {
+        l.refs_ = refs;
+        l.count_ = n;
+        if (!l.linked()) {
+            l.prev_ = &live_;
+            l.next_ = live_.next_;
+            if (live_.next_ != nullptr) live_.next_->prev_ = &l;
+            live_.next_ = &l;
+        }
+        if (cut_pending_ && holds_ == 0 && !region_) cut({}, std::nullopt);
+    }
+
+    /// Defers cuts while tandem makes several values from raw wire references
+    /// (a cut would renumber the values made so far, not the references).
+    class cut_hold {
+    public:
+        explicit cut_hold(builder* b) noexcept : b_(b) {
+            if (b_ != nullptr) ++b_->holds_;
+        }
+        ~cut_hold() {
+            if (b_ != nullptr) --b_->holds_;
+        }
+        cut_hold(const cut_hold&) = delete;
+        cut_hold& operator=(const cut_hold&) = delete;
+
+    private:
+        builder* b_;
+    };
+
+    /// Declares `bits` input bits of `owner` in a streamed run (cutting the
+    /// segment first if it has gates: a segment's inputs precede its gates);
+    /// values[k] is bit k's value where this party knows it (else nullptr).
+    wire_ref add_stream_input(party owner, std::uint32_t bits, const std::uint8_t* values) {
+        if (region_)
+            throw usage_error("tandem: a streamed input was read inside a parallel region; read it before the region "
+                              "and pass the values in");
+        if (!rec_.gates.empty()) cut({}, std::nullopt);
+        const wire_ref first = add_input_value(owner, bits);
+        for (std::uint32_t k = 0; k < bits; ++k) {
+            const std::uint32_t slot = pool_.take();
+            rec_.input_slots.push_back(slot);
+            pending_inputs_.push_back({slot, owner, values != nullptr ? values[k] : std::uint8_t{0}});
+        }
+        return first;
+    }
+
+    /// Ends the segment now: lays it out and hands it to the runner, opening
+    /// `opened` to `who` at its end (if who is set). Every live value's
+    /// references are renumbered to the next segment's carried inputs (1..C,
+    /// in order of first appearance in the live list). Returns the opened
+    /// bits where this party learns them.
+    std::optional<std::vector<bool>> cut(std::span<const wire_ref> opened, std::optional<reveal> who) {
+        if (!streaming()) internal_error("cut() on a builder that does not stream");
+        if (region_) internal_error("segment cut inside a parallel region");
+        cut_pending_ = false;
+        const std::size_t n_wires = std::size_t{rec_.first_gate_wire()} + rec_.gates.size();
+        carry_of_.assign(n_wires, 0);
+        std::vector<std::uint32_t> wires;
+        for (live_link* l = live_.next_; l != nullptr; l = l->next_) {
+            for (std::uint32_t k = 0; k < l->count_; ++k) {
+                wire_ref& r = l->refs_[k];
+                if (r.is_constant()) continue;
+                const std::uint32_t w = r.id();
+                if (w >= n_wires) internal_error("a live value names a wire beyond its segment");
+                std::uint32_t& c = carry_of_[w];
+                if (c == 0) {
+                    wires.push_back(w);
+                    c = static_cast<std::uint32_t>(wires.size());
+                }
+                r = wire_ref{(c << 1) | (r.v & 1u)};
+            }
+        }
+        const auto n_carried = static_cast<std::uint32_t>(wires.size());
+        rec_.outputs.assign(1, {party::alice, 0, n_carried});
+        for (const std::uint32_t w : wires) ++rec_.uses(w);
+        rec_.output_wires = std::move(wires);
+        if (who) add_output_value(opened.data(), static_cast<std::uint32_t>(opened.size()));
+        stream_segment seg;
+        seg.index = segments_++;
+        seg.inputs = std::move(pending_inputs_);
+        pending_inputs_.clear();
+        seg.carried = n_carried;
+        seg.open = who;
+        seg.data = lay_out_segment(std::move(rec_), pool_);
+        seg.and_gates = executed_ands(seg.data);  // what runs: dead gates are gone
+        // The next segment's inputs are the carried wires, where they are.
+        rec_ = recording{};
+        rec_.input_bits = n_carried;
+        rec_.input_slots.assign(seg.data.output_slots.begin(), seg.data.output_slots.begin() + n_carried);
+        rec_.input_uses.assign(std::size_t{n_carried} + 1, 0);
+        input_not_.assign(std::size_t{n_carried} + 1, 0);
+        floor_ = 0;
+        segment_and_count_ = 0;
+        segment_and_total_ = 0;
+        return runner_->run(std::move(seg));
+    }
+
+    /// ANDs a laid-out circuit runs: its levels' and every region instance's.
+    static std::uint64_t executed_ands(const circuit_data& c) {
+        std::uint64_t n = 0;
+        for (const level_range& lv : c.levels) n += lv.and_count();
+        for (const region_data& r : c.regions)
+            for (const region_instance& i : r.instances)
+                for (const level_range& lv : r.bodies[i.body].levels) n += lv.and_count();
+        return n;
+    }
+
+    /// Slot of carried wire w (1..C) after a cut.
+    std::uint32_t carried_slot(std::uint32_t w) const noexcept { return rec_.input_slots[w - 1]; }
+    /// Segments cut so far; slots the run has used.
+    std::uint64_t segments() const noexcept { return segments_; }
+    std::uint32_t slot_count() const noexcept { return pool_.count; }
 
     /// Hands over what was recorded; the builder is empty afterwards.
     recording take() && { return std::move(rec_); }
@@ -291,6 +530,16 @@ public:
                                       : wire_ref{static_cast<std::uint32_t>(v)});
             }
         }
+        if (streaming()) {  // the region's ANDs count towards the segment's limit
+            std::vector<std::uint64_t> body_ands;
+            for (const circuit_data& body : r->rec.bodies) {
+                std::uint64_t n = 0;
+                for (const level_range& lv : body.levels) n += lv.and_count();
+                body_ands.push_back(n);
+            }
+            for (const recorded_region::instance& i : r->rec.instances) segment_and_total_ += body_ands[i.body];
+            cut_pending_ = cut_pending_ || segment_and_total_ >= stream_limit_;
+        }
         r->rec.name = region_names_.back();
         r->rec.level = level;
         rec_.regions.push_back(std::move(r->rec));
@@ -348,10 +597,11 @@ private:
         std::uint32_t lvl = std::max(level(x), level(y)) + (is_and ? 1u : 0u);
         // Segments: no gate goes below the current segment's floor (see segment_ands).
         lvl = std::max(lvl, floor_ + (is_and ? 1u : 0u));
-        if (is_and && ++segment_and_count_ == segment_ands) {
+        if (is_and && ++segment_and_count_ == segment_ands_) {
             segment_and_count_ = 0;
             floor_ = std::max(rec_.max_level, lvl);
         }
+        if (is_and && streaming() && ++segment_and_total_ >= stream_limit_) cut_pending_ = true;
         const std::uint32_t id = next_wire_id();
         if (lvl > recorded_gate::max_level)
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
@@ -414,6 +664,8 @@ private:
     /// outputs the given instance gates; levels by AND depth.
     static circuit_data lay_out_body(const std::vector<std::uint32_t>& key, std::size_t imports,
                                      const std::vector<std::uint32_t>& outputs);
+    /// Lays out a streamed segment on the run's slots (layout.hpp).
+    static circuit_data lay_out_segment(recording&& rec, slot_pool& pool);
 
     // Levelling is ASAP within segments of `segment_ands` ANDs in record
     // order; each segment starts at the last level of the one before. Without
@@ -424,9 +676,24 @@ private:
     // live and each level still holds thousands of ANDs for batching.
     // Circuits smaller than a segment are levelled exactly by AND depth.
     // A region also starts a new floor: what follows it is levelled above it.
-    static constexpr std::uint32_t segment_ands = std::uint32_t{1} << 18;
+    // A streaming builder cuts at its own limit, and levels ASAP within it
+    // (up to this same bound).
+    static constexpr std::uint32_t default_segment_ands = std::uint32_t{1} << 18;
+    std::uint32_t segment_ands_ = default_segment_ands;
     std::uint32_t floor_ = 0;
     std::uint32_t segment_and_count_ = 0;
+
+    // ---- streaming state ----
+    segment_runner* runner_ = nullptr;
+    std::uint64_t stream_limit_ = 0;        ///< ANDs per streamed segment (K)
+    std::uint64_t segment_and_total_ = 0;   ///< ANDs in the segment so far, regions included
+    bool cut_pending_ = false;
+    std::uint64_t segments_ = 0;
+    std::uint32_t holds_ = 0;               ///< open cut_holds
+    live_link live_;                        ///< head of the live list (its own prev_ stays null)
+    slot_pool pool_;
+    std::vector<stream_input_bit> pending_inputs_;
+    std::vector<std::uint32_t> carry_of_;   ///< cut(): wire -> carried input number (0: not carried)
 
     std::uint32_t serial_;
     recording rec_;

@@ -27,7 +27,10 @@
 
 namespace tandem::detail {
 
-inline circuit_data lay_out(recording&& rec) {
+/// With `pool` (a streamed segment, DESIGN §11), input bit k already sits in
+/// slot rec.input_slots[k], slots come from and return to the run's pool, and
+/// slot_count is the pool's size; without it, input bit k starts in slot k.
+inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr) {
     const std::uint32_t n_in = rec.input_bits;
     const std::uint32_t first = rec.first_gate_wire();
     const std::size_t n_gates = rec.gates.size();
@@ -62,7 +65,7 @@ inline circuit_data lay_out(recording&& rec) {
     };
     // Region outputs are nodes n_in + n_live + k, k in record order.
     big_vector<node_state> ns(std::size_t{n_in} + n_live + n_region_outputs);
-    for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.input_uses[k + 1], k};  // input bit k starts in slot k
+    for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.input_uses[k + 1], pool ? rec.input_slots[k] : k};
     circuit_data out;
     out.gates.resize(n_live);
     {
@@ -110,16 +113,19 @@ inline circuit_data lay_out(recording&& rec) {
     }
 
     // 3. Slots.
-    std::vector<std::uint32_t> free_slots, released;
+    std::vector<std::uint32_t> own_free, released;
+    std::uint32_t own_count = n_in;
+    std::vector<std::uint32_t>& free_slots = pool ? pool->free : own_free;
+    std::uint32_t& slot_count = pool ? pool->count : own_count;
     for (std::uint32_t k = 0; k < n_in; ++k)
-        if (ns[k].reads_left == 0) free_slots.push_back(k);
-    std::uint32_t slot_count = n_in;
+        if (ns[k].reads_left == 0) free_slots.push_back(ns[k].slot);
     const auto read = [&](std::uint32_t node) {
         node_state& s = ns[node];
         if (--s.reads_left == 0) released.push_back(s.slot);
         return s.slot;
     };
     const auto new_slot = [&] {
+        if (pool) return pool->take();
         if (free_slots.empty()) return slot_count++;
         const std::uint32_t s = free_slots.back();
         free_slots.pop_back();
@@ -172,6 +178,8 @@ inline circuit_data lay_out(recording&& rec) {
         }
     }
 
+    next_step();  // a segment's last releases are free for the next one
+
     out.inputs = std::move(rec.inputs);
     out.outputs = std::move(rec.outputs);
     out.output_slots.reserve(rec.output_wires.size());
@@ -208,5 +216,7 @@ inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key,
     }
     return lay_out(std::move(r));
 }
+
+inline circuit_data builder::lay_out_segment(recording&& rec, slot_pool& pool) { return lay_out(std::move(rec), &pool); }
 
 }  // namespace tandem::detail

@@ -9,7 +9,9 @@
 namespace tandem {
 
 /// A secret bit. A thin handle: a wire reference plus the builder it belongs to.
-/// Default-constructed, or built from a bool, it is a public constant.
+/// Default-constructed, or built from a bool, it is a public constant. In a
+/// streamed run it is also a member of its builder's live list (DESIGN §11),
+/// which is how the builder knows which wires are still needed.
 class secure_bit {
 public:
     constexpr secure_bit() noexcept = default;
@@ -17,7 +19,17 @@ public:
     constexpr secure_bit(B value) noexcept : ref_(detail::constant_ref(value)) {}  // NOLINT: public constants mix in
 
     /// For tandem's own use: wraps a recorded wire.
-    constexpr secure_bit(detail::wire_ref ref, std::uint32_t owner) noexcept : ref_(ref), owner_(owner) {}
+    secure_bit(detail::wire_ref ref, std::uint32_t owner) : ref_(ref), owner_(owner) {
+        detail::track_value(link_, &ref_, 1, owner_);
+    }
+    secure_bit(const secure_bit& o) noexcept : ref_(o.ref_), owner_(o.owner_) { link_.follow(o.link_, &ref_, 1); }
+    secure_bit& operator=(const secure_bit& o) noexcept {
+        ref_ = o.ref_;
+        owner_ = o.owner_;
+        link_.follow(o.link_, &ref_, 1);
+        return *this;
+    }
+    ~secure_bit() = default;
 
     constexpr detail::wire_ref ref() const noexcept { return ref_; }
     constexpr std::uint32_t owner() const noexcept { return owner_; }
@@ -51,6 +63,7 @@ public:
 private:
     detail::wire_ref ref_{};
     std::uint32_t owner_ = 0;
+    detail::live_link link_;
 };
 
 /// c ? a : b, one AND.

@@ -51,6 +51,20 @@ inline std::uint32_t join_owner(std::uint32_t a, std::uint32_t b) {
 /// Owner of a value computed from one value owned by `a`.
 inline std::uint32_t result_owner(std::uint32_t a) { return join_owner(a, a); }
 
+/// Links a value just made from recorded wires into the live list of the
+/// active builder when that builder streams (DESIGN §11) and owns the value;
+/// may cut the segment there (builder::track).
+inline void track_value(live_link& l, wire_ref* refs, std::uint32_t n, std::uint32_t owner) {
+    if (owner == 0) return;
+    builder* b = active_builder;
+    if (b == nullptr || !b->streaming() || owner != b->serial()) return;
+    b->track(l, refs, n);
+}
+
+/// Defers segment cuts of the active builder while raw wire references are
+/// turned into several values (value_traits::make and friends).
+inline builder::cut_hold hold_cuts() noexcept { return builder::cut_hold(active_builder); }
+
 /// A builder that only ever sees constant operands: operations on public
 /// constants outside any compile fold without recording anything.
 inline builder& constant_folder() {

@@ -77,7 +77,19 @@ public:
     }
 
     /// For tandem's own use: wraps recorded wires.
-    constexpr secure_integer(const bits_type& bits, std::uint32_t owner) noexcept : bits_(bits), owner_(owner) {}
+    secure_integer(const bits_type& bits, std::uint32_t owner) : bits_(bits), owner_(owner) {
+        detail::track_value(link_, bits_.data(), N, owner_);
+    }
+    secure_integer(const secure_integer& o) noexcept : bits_(o.bits_), owner_(o.owner_) {
+        link_.follow(o.link_, bits_.data(), N);
+    }
+    secure_integer& operator=(const secure_integer& o) noexcept {
+        bits_ = o.bits_;
+        owner_ = o.owner_;
+        link_.follow(o.link_, bits_.data(), N);
+        return *this;
+    }
+    ~secure_integer() = default;
 
     const bits_type& bits() const noexcept { return bits_; }
     std::uint32_t owner() const noexcept { return owner_; }
@@ -95,6 +107,7 @@ public:
     void set_bit(std::size_t i, const secure_bit& b) {
         owner_ = detail::join_owner(owner_, b.owner());
         bits_[checked(i)] = b.ref();
+        if (!b.is_public()) detail::track_value(link_, bits_.data(), N, owner_);
     }
     /// The most significant bit: the sign of a secure_int.
     secure_bit msb() const { return {bits_[N - 1], owner_}; }
@@ -141,6 +154,7 @@ private:
 
     bits_type bits_;
     std::uint32_t owner_ = 0;
+    detail::live_link link_;
 };
 
 namespace detail {

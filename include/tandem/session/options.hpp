@@ -5,19 +5,13 @@
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/tcp.hpp>
+#include <tandem/party.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <string_view>
 
 namespace tandem {
-
-/// Who learns the outputs of a run.
-enum class reveal : std::uint8_t { both = 0, alice = 1, bob = 2 };
-
-constexpr std::string_view to_string(reveal r) noexcept {
-    return r == reveal::both ? "both parties" : r == reveal::alice ? "alice only" : "bob only";
-}
 
 /// Which hash garbles the ANDs (crypto/hash.hpp, crypto/fixed_key_hash.hpp).
 enum class garbling_hash : std::uint8_t {

@@ -1,0 +1,427 @@
+// tandem/dsl/stream.hpp — secure functions run as they are recorded, in
+// bounded memory (DESIGN §11).
+//
+//   auto fn = tandem::stream(
+//       [](const tandem::sequence<tandem::secure_uint<20>>& xs) { ... return best; },
+//       tandem::sequence_input<tandem::party::alice, tandem::secure_uint<20>>(1'000'000));
+//   auto r = fn.eval_plain(values);          // plaintext, segment by segment
+//   auto r = session.run(fn, values);        // two parties (session.hpp)
+//
+// Where tandem::compile records the whole function first, a streamed
+// function is called anew by each run on each party: its gates go into a
+// segment of about `segment_ands` ANDs, which is cut at the next safe point,
+// laid out (levelled, given slots from the run's pool) and handed to a runner
+// (plaintext here, garbled or evaluated in a session) before the function
+// goes on. Only the wires that a live C++ value still names are carried into
+// the next segment: every secure value of a streamed run sits in its
+// builder's live list (dsl/bit.hpp, dsl/integer.hpp). Memory is O(segment +
+// live values), whatever the function's size.
+//
+// Inputs are single values (tandem::input<P, T>, entered at the start) or
+// sequences of public length (tandem::sequence_input<P, T>(n)), which the
+// function reads through a tandem::sequence<T>: reading element i enters the
+// chunk holding it (its labels are made then: a PRG draw for the garbler, a
+// chunk of OT extension for the evaluator), and the chunk's values live until
+// the next chunk is read. Read sequences in increasing order; reading back
+// enters that chunk again (correct, but it costs the labels again).
+//
+// tandem::open(x) reveals an intermediate value in the middle of the
+// function: both parties get the plain value and the function goes on with
+// it (open(x, reveal::alice) gives the other party nullopt; only values
+// opened to both may steer control flow, which must stay the same on both).
+//
+// The function must do the same on both parties: same operations in the
+// same order, whatever the secret values (they cannot steer it anyway). A
+// digest chained over the segments catches a mismatch at the first segment
+// that differs (session/stream.hpp).
+#pragma once
+
+#include <tandem/circuit/builder.hpp>
+#include <tandem/circuit/layout.hpp>
+#include <tandem/circuit/steps.hpp>
+#include <tandem/dsl/compile.hpp>
+#include <tandem/dsl/context.hpp>
+#include <tandem/dsl/value_traits.hpp>
+#include <tandem/error.hpp>
+#include <tandem/party.hpp>
+#include <tandem/plain/eval.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tandem {
+
+/// Default segment size of streamed runs, in ANDs (bench/RESULTS.md, bench_scale).
+inline constexpr std::uint64_t default_segment_ands = std::uint64_t{1} << 16;
+
+/// Tag of a streamed input: `length` values of T supplied by P (the length is public).
+template <party P, class T>
+struct sequence_input_t {
+    static constexpr party owner = P;
+    using type = T;
+    std::uint64_t length;
+};
+
+/// `tandem::sequence_input<tandem::party::alice, secure_uint<20>>(n)`: an argument of tandem::stream.
+template <party P, class T>
+constexpr sequence_input_t<P, T> sequence_input(std::uint64_t length) noexcept {
+    return {length};
+}
+
+namespace detail {
+
+/// Supplies the bits of elements [first, first + count) of one input, each
+/// element's value_traits<T>::bits bits in a row (one byte per bit).
+using input_feed = std::function<void(std::uint64_t first, std::size_t count, std::uint8_t* bits)>;
+
+/// What a streamed run's inputs read from: this party's feeds (empty where
+/// the other party owns the input and this one does not know it).
+struct stream_inputs {
+    std::vector<input_feed> feeds;
+};
+
+/// Bits per chunk of a sequence: one OT extension of this many bits at most.
+inline constexpr std::size_t sequence_chunk_bits = std::size_t{1} << 15;
+
+template <class T>
+std::vector<std::uint8_t> encode_plain(const plain_type_t<T>& v) {
+    std::vector<std::uint64_t> words(value_traits<T>::bits);
+    lane_cursor cur{words.data(), 0};
+    value_traits<T>::encode(v, cur);
+    return std::vector<std::uint8_t>(words.begin(), words.end());
+}
+
+/// Enters `count` values of T of `owner` (bits from `feed` if this party has
+/// it) into the active streaming builder, as values.
+template <class T>
+std::vector<T> enter_values(party owner, const input_feed* feed, std::uint64_t first, std::size_t count) {
+    builder* b = active_builder;
+    if (b == nullptr || !b->streaming())
+        internal_error("a streamed input was entered outside its streamed run");
+    constexpr std::size_t bits = value_traits<T>::bits;
+    std::vector<std::uint8_t> plain;
+    if (feed != nullptr && *feed) {
+        plain.resize(count * bits);
+        (*feed)(first, count, plain.data());
+    }
+    const wire_ref w0 = b->add_stream_input(owner, static_cast<std::uint32_t>(count * bits),
+                                            plain.empty() ? nullptr : plain.data());
+    std::vector<wire_ref> refs(count * bits);
+    for (std::size_t k = 0; k < refs.size(); ++k) refs[k] = builder::input_bit(w0, static_cast<std::uint32_t>(k));
+    const builder::cut_hold hold(b);
+    std::vector<T> values;
+    values.reserve(count);
+    ref_cursor cur{refs.data(), b->serial()};
+    for (std::size_t i = 0; i < count; ++i) values.push_back(value_traits<T>::make(cur));
+    return values;
+}
+
+}  // namespace detail
+
+/// A streamed input as the secure function sees it: `size()` values of T,
+/// read by index (see the top of this header for the order to read them in).
+/// Copies share one reader.
+template <class T>
+class sequence {
+public:
+    using value_type = T;
+
+    std::size_t size() const noexcept { return static_cast<std::size_t>(s_->length); }
+
+    /// Element i (enters the chunk holding it if it is not the current one).
+    T operator[](std::size_t i) const {
+        state& s = *s_;
+        if (i >= s.length)
+            throw usage_error("tandem::sequence: index " + std::to_string(i) + " is out of range for a sequence of " +
+                              std::to_string(s.length) + " values");
+        if (s.chunk.empty() || i < s.chunk_begin || i >= s.chunk_begin + s.chunk.size()) {
+            s.chunk.clear();  // the old chunk's values die first: they are not carried on
+            s.chunk_begin = i - i % s.chunk_size;
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(s.chunk_size, s.length - s.chunk_begin));
+            s.chunk = detail::enter_values<T>(s.owner, s.feed, s.chunk_begin, n);
+        }
+        return s.chunk[i - s.chunk_begin];
+    }
+
+    /// For tandem's own use.
+    sequence(party owner, std::uint64_t length, const detail::input_feed* feed)
+        : s_(std::make_shared<state>(owner, length, feed)) {}
+
+private:
+    struct state {
+        state(party o, std::uint64_t n, const detail::input_feed* f)
+            : owner(o), length(n), feed(f),
+              chunk_size(std::max<std::size_t>(1, detail::sequence_chunk_bits / value_traits<T>::bits)) {}
+        party owner;
+        std::uint64_t length;
+        const detail::input_feed* feed;
+        std::size_t chunk_size;
+        std::uint64_t chunk_begin = 0;
+        std::vector<T> chunk;
+    };
+    std::shared_ptr<state> s_;
+};
+
+namespace detail {
+
+template <class In>
+struct stream_arg;
+template <party P, class T>
+struct stream_arg<input_t<P, T>> {
+    using type = T;
+    static constexpr bool is_sequence = false;
+    static std::uint64_t length(const input_t<P, T>&) { return 1; }
+    static T make(const input_t<P, T>&, const input_feed* feed) { return std::move(enter_values<T>(P, feed, 0, 1)[0]); }
+};
+template <party P, class T>
+struct stream_arg<sequence_input_t<P, T>> {
+    using type = sequence<T>;
+    static constexpr bool is_sequence = true;
+    static std::uint64_t length(const sequence_input_t<P, T>& in) { return in.length; }
+    static sequence<T> make(const sequence_input_t<P, T>& in, const input_feed* feed) { return {P, in.length, feed}; }
+};
+
+/// Whether Arg can supply input In (see make_feed).
+template <class In, class Arg>
+concept feed_fits =
+    (!stream_arg<In>::is_sequence && std::is_convertible_v<const Arg&, plain_type_t<typename In::type>>) ||
+    (stream_arg<In>::is_sequence &&
+     (std::is_invocable_v<const Arg&, std::uint64_t> || requires(const Arg& a) {
+         a.size();
+         a[std::size_t{0}];
+     }));
+
+/// The plain value(s) a party passes for one input: a plain value for a
+/// single input; for a sequence a container (size() and operator[]) or a
+/// generator value(i).
+template <class In, class Arg>
+input_feed make_feed(const In& in, const Arg& arg) {
+    using T = typename In::type;
+    using plain = plain_type_t<T>;
+    constexpr std::size_t bits = value_traits<T>::bits;
+    if constexpr (!stream_arg<In>::is_sequence) {
+        static_assert(std::is_convertible_v<const Arg&, plain>, "tandem::stream: an input value has the wrong type");
+        return [v = encode_plain<T>(static_cast<plain>(arg))](std::uint64_t, std::size_t, std::uint8_t* out) {
+            std::copy(v.begin(), v.end(), out);
+        };
+    } else if constexpr (std::is_invocable_v<const Arg&, std::uint64_t>) {
+        return [&arg](std::uint64_t first, std::size_t count, std::uint8_t* out) {
+            for (std::size_t i = 0; i < count; ++i, out += bits) {
+                const auto v = encode_plain<T>(static_cast<plain>(arg(first + i)));
+                std::copy(v.begin(), v.end(), out);
+            }
+        };
+    } else {
+        static_assert(requires { arg.size(); arg[std::size_t{0}]; },
+                      "tandem::stream: pass a sequence input as a container (size() and operator[]) or as a "
+                      "generator value(i)");
+        if (static_cast<std::uint64_t>(arg.size()) != in.length)
+            throw usage_error("tandem::stream: a sequence input has " + std::to_string(in.length) +
+                              " values, but the container given holds " + std::to_string(arg.size()));
+        return [&arg](std::uint64_t first, std::size_t count, std::uint8_t* out) {
+            for (std::size_t i = 0; i < count; ++i, out += bits) {
+                const auto v = encode_plain<T>(static_cast<plain>(arg[static_cast<std::size_t>(first + i)]));
+                std::copy(v.begin(), v.end(), out);
+            }
+        };
+    }
+}
+
+/// Runs segments on plain bits: one slot per wire, the run's pool of slots.
+class plain_segment_runner final : public segment_runner {
+public:
+    std::optional<std::vector<bool>> run(stream_segment&& s) override {
+        const circuit_data& d = s.data;
+        if (slots_.size() < d.slot_count) slots_.resize(d.slot_count, 0);
+        for (const stream_input_bit& in : s.inputs) slots_[in.slot] = in.value != 0 ? ~std::uint64_t{0} : 0;
+        walk_steps(d, slots_.data(), std::uint64_t{0}, run_levels);
+        and_gates += s.and_gates;
+        ++segments;
+        max_slots = std::max<std::uint64_t>(max_slots, d.slot_count);
+        if (!s.open) return std::nullopt;
+        std::vector<bool> bits;
+        for (std::size_t k = s.carried; k < d.output_slots.size(); ++k) {
+            const std::uint32_t w = d.output_slots[k];
+            bits.push_back(w == output_true || (w != output_false && (slots_[w] & 1u) != 0));
+        }
+        return bits;
+    }
+
+    std::uint64_t and_gates = 0;
+    std::uint64_t segments = 0;
+    std::uint64_t max_slots = 0;
+
+private:
+    std::vector<std::uint64_t> slots_;
+};
+
+/// Decodes a value of type V from opened bits.
+template <class V>
+plain_type_t<V> decode_bits(const std::vector<bool>& bits) {
+    std::vector<std::uint64_t> words(bits.begin(), bits.end());
+    const_lane_cursor cur{words.data(), 0};
+    return value_traits<V>::decode(cur);
+}
+
+/// The bits of a value, as references (its owner checked against the builder).
+template <class V>
+std::vector<wire_ref> refs_of(builder& b, const V& v) {
+    std::vector<wire_ref> refs(value_traits<V>::bits);
+    ref_cursor cur{refs.data(), 0};
+    value_traits<V>::collect(v, cur);
+    if (cur.owner != 0 && !b.accepts(cur.owner)) b.reject(cur.owner);
+    return refs;
+}
+
+}  // namespace detail
+
+/// Counts of the last streamed run.
+struct stream_stats {
+    std::uint64_t and_gates = 0;
+    std::uint64_t segments = 0;
+    std::uint64_t max_slots = 0;  ///< the largest label array the run needed, in slots
+};
+
+/// A secure function that runs as it is recorded (see the top of this
+/// header). Made by tandem::stream; run by eval_plain here or session::run.
+template <class F, class... Ins>
+class streamed_function {
+public:
+    using result_type = std::remove_cvref_t<std::invoke_result_t<F&, typename detail::stream_arg<Ins>::type&...>>;
+    using output_type = plain_type_t<result_type>;
+
+    streamed_function(F f, Ins... ins) : f_(std::move(f)), ins_(ins...) {}
+
+    /// ANDs per segment (both parties must use the same; the session checks).
+    std::uint64_t segment_ands = default_segment_ands;
+
+    const std::tuple<Ins...>& inputs() const noexcept { return ins_; }
+
+    /// Runs the function on plain bits, segment by segment, in bounded
+    /// memory: all inputs, in declaration order (sequences as containers or
+    /// generators).
+    template <class... Args>
+    output_type eval_plain(const Args&... args) {
+        static_assert(sizeof...(Args) == sizeof...(Ins), "streamed_function::eval_plain: pass every input, in order");
+        detail::stream_inputs feeds = make_feeds(std::index_sequence_for<Ins...>{}, args...);
+        detail::plain_segment_runner runner;
+        std::optional<output_type> out = run(runner, feeds, reveal::both);
+        last_ = {runner.and_gates, runner.segments, runner.max_slots};
+        return std::move(*out);
+    }
+
+    /// Counts of the last eval_plain.
+    const stream_stats& last_run() const noexcept { return last_; }
+
+    /// For tandem's own use: one run of the function on `runner`, this
+    /// party's inputs from `feeds`; returns the result where this party learns it.
+    std::optional<output_type> run(detail::segment_runner& runner, const detail::stream_inputs& feeds, reveal who) {
+        detail::builder bld(segment_ands, runner);
+        const detail::active_builder_scope scope(bld);
+        std::optional<std::vector<bool>> bits;
+        {
+            auto args = make_args(std::index_sequence_for<Ins...>{}, feeds);
+            const result_type result = std::apply(f_, args);
+            const std::vector<detail::wire_ref> refs = detail::refs_of(bld, result);
+            bits = bld.cut(refs, who);
+        }
+        if (!bits) return std::nullopt;
+        return detail::decode_bits<result_type>(*bits);
+    }
+
+    /// For tandem's own use: feeds from one party's inputs, in declaration
+    /// order (the other party's are skipped).
+    template <class... Args>
+    detail::stream_inputs feeds_for(party me, const Args&... mine) const {
+        detail::stream_inputs feeds;
+        feeds.feeds.resize(sizeof...(Ins));
+        std::vector<std::size_t> owned;  // this party's inputs
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((std::tuple_element_t<I, std::tuple<Ins...>>::owner == me ? owned.push_back(I) : void()), ...);
+        }(std::index_sequence_for<Ins...>{});
+        if (owned.size() != sizeof...(Args))
+            throw usage_error("session::run: " + std::string(to_string(me)) + " owns " + std::to_string(owned.size()) +
+                              " input(s) of this streamed function but " + std::to_string(sizeof...(Args)) +
+                              " were given (pass this party's inputs only, in declaration order)");
+        std::size_t j = 0;
+        (assign_feed(feeds, owned[j++], mine, std::index_sequence_for<Ins...>{}), ...);
+        return feeds;
+    }
+
+private:
+    template <class Arg, std::size_t... I>
+    void assign_feed(detail::stream_inputs& feeds, std::size_t input, const Arg& arg, std::index_sequence<I...>) const {
+        const auto one = [&]<std::size_t i>(std::integral_constant<std::size_t, i>) {
+            if (i != input) return;
+            using In = std::tuple_element_t<i, std::tuple<Ins...>>;
+            if constexpr (detail::feed_fits<In, Arg>) feeds.feeds[i] = detail::make_feed(std::get<i>(ins_), arg);
+            else
+                throw usage_error("session::run: input " + std::to_string(i) +
+                                  " of this streamed function does not take the value given for it (pass this "
+                                  "party's inputs only, in declaration order)");
+        };
+        (one(std::integral_constant<std::size_t, I>{}), ...);
+    }
+
+    template <std::size_t... I, class... Args>
+    detail::stream_inputs make_feeds(std::index_sequence<I...>, const Args&... args) const {
+        detail::stream_inputs feeds;
+        (feeds.feeds.push_back(detail::make_feed(std::get<I>(ins_), args)), ...);
+        return feeds;
+    }
+
+    template <std::size_t... I>
+    auto make_args(std::index_sequence<I...>, const detail::stream_inputs& feeds) {
+        // Braced initialisation enters the inputs in declaration order.
+        return std::tuple<typename detail::stream_arg<Ins>::type...>{
+            detail::stream_arg<Ins>::make(std::get<I>(ins_), &feeds.feeds[I])...};
+    }
+
+    F f_;
+    std::tuple<Ins...> ins_;
+    stream_stats last_;
+};
+
+/// Makes a streamed function: `f` takes one argument per tag, in order — T
+/// for tandem::input<P, T>, const tandem::sequence<T>& for
+/// tandem::sequence_input<P, T>(n) — and returns its outputs like a function
+/// given to tandem::compile.
+template <class F, class... Ins>
+auto stream(F f, Ins... ins) {
+    return streamed_function<F, Ins...>(std::move(f), ins...);
+}
+
+/// Reveals x to both parties in the middle of a streamed run; the function
+/// goes on with the plain value.
+template <class V>
+plain_type_t<V> open(const V& x) {
+    return *open(x, reveal::both);
+}
+
+/// Reveals x to `who`; the other party gets nullopt.
+template <class V>
+std::optional<plain_type_t<V>> open(const V& x, reveal who) {
+    detail::builder* b = detail::active_builder;
+    if (b == nullptr || !b->streaming())
+        throw usage_error("tandem::open: values can be opened only inside a streamed function (tandem::stream); a "
+                          "compiled circuit reveals its outputs at the end");
+    if (b->in_instance())
+        throw usage_error("tandem::open: a value was opened inside a parallel region; open it after the region");
+    const std::vector<detail::wire_ref> refs = detail::refs_of(*b, x);
+    const std::optional<std::vector<bool>> bits = b->cut(refs, who);
+    if (!bits) return std::nullopt;
+    return detail::decode_bits<V>(*bits);
+}
+
+}  // namespace tandem
