@@ -103,6 +103,33 @@ minimum_result<W> minimum_with_index(const Seq& values) {
     return best;
 }
 
+/// Two sequences read as one: a's values, then b's (e.g. each party's half).
+template <class SeqA, class SeqB>
+struct joined {
+    const SeqA& a;
+    const SeqB& b;
+    std::size_t size() const { return a.size() + b.size(); }
+    auto operator[](std::size_t i) const { return i < a.size() ? a[i] : b[i - a.size()]; }
+};
+
+/// ME-SFE §4.2.4 as two parties run it: Alice's values, then Bob's; the
+/// index counts over both (Bob's first value has index a.size()).
+template <std::size_t W, class SeqA, class SeqB>
+minimum_result<W> minimum_of_both(const SeqA& a, const SeqB& b) {
+    return minimum_with_index<W>(joined<SeqA, SeqB>{a, b});
+}
+
+/// The streamed minimum of n values from Alice and m from Bob.
+template <std::size_t W = 20>
+auto minimum_stream(std::uint64_t n, std::uint64_t m) {
+    using value = secure_uint<W>;
+    auto fn = tandem::stream(
+        [](const tandem::sequence<value>& a, const tandem::sequence<value>& b) { return minimum_of_both<W>(a, b); },
+        tandem::sequence_input<party::alice, value>(n), tandem::sequence_input<party::bob, value>(m));
+    fn.expected_ands = minimum_with_index_ands(n + m, W);
+    return fn;
+}
+
 template <std::size_t N, std::size_t W = 20>
 auto minimum_circuit() {
     return tandem::compile(
@@ -294,6 +321,17 @@ auto edit_distance_circuit() {
     return tandem::compile(
         [](const std::array<sym, N>& a, const std::array<sym, M>& b) { return edit_distance<W>(a, b); },
         tandem::input<party::alice, std::array<sym, N>>, tandem::input<party::bob, std::array<sym, M>>);
+}
+
+/// The streamed edit distance of Alice's n symbols and Bob's m, each of Bits bits.
+template <std::size_t Bits = 1, std::size_t W = 32>
+auto edit_distance_stream(std::uint64_t n, std::uint64_t m) {
+    using sym = secure_uint<Bits>;
+    auto fn = tandem::stream(
+        [](const tandem::sequence<sym>& a, const tandem::sequence<sym>& b) { return edit_distance<W>(a, b); },
+        tandem::sequence_input<party::alice, sym>(n), tandem::sequence_input<party::bob, sym>(m));
+    if (n > 0 && m > 0) fn.expected_ands = edit_distance_grid_ands(n, m, Bits - 1) + 2 * std::min(n, m);
+    return fn;
 }
 
 /// The textbook O(nm) dynamic programme.

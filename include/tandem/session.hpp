@@ -59,6 +59,8 @@
 #include <tandem/party.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/run_header.hpp>
+#include <tandem/session/stream.hpp>
+#include <tandem/dsl/stream.hpp>
 #include <tandem/session/typed_inputs.hpp>
 #include <tandem/session/yao.hpp>
 
@@ -166,6 +168,72 @@ public:
         return detail::decode_outputs<R>(*out);
     }
 
+    /// Runs a streamed function (dsl/stream.hpp) as it is recorded, in
+    /// bounded memory; `mine` are this party's inputs in declaration order
+    /// (sequences as containers or generators value(i)). Both parties learn
+    /// the result.
+    template <class F, class... Ins, class... Args>
+    typename streamed_function<F, Ins...>::output_type run(streamed_function<F, Ins...>& fn, const Args&... mine) {
+        return *run(reveal::both, fn, mine...);
+    }
+
+    /// The same, choosing who learns the result; the other party gets nullopt.
+    template <class F, class... Ins, class... Args>
+    std::optional<typename streamed_function<F, Ins...>::output_type> run(reveal who, streamed_function<F, Ins...>& fn,
+                                                                          const Args&... mine) {
+        if (s_->ipp)
+            throw usage_error("session::run: streamed functions do not run with inter-party parallelization yet (a "
+                              "segment is too small to split between the parties); open the session without ipp");
+        const detail::stream_inputs feeds = fn.feeds_for(me(), mine...);  // before anything is sent
+        guard_broken();
+        try {
+            state& s = *s_;
+            const auto t0 = net::clock::now();
+            const std::uint64_t sent0 = s.ch->bytes_sent(), received0 = s.ch->bytes_received();
+            detail::stream_run_header header;
+            header.run = s.runs;
+            header.segment_ands = fn.segment_ands;
+            header.who = static_cast<std::uint8_t>(who);
+            [&]<std::size_t... I>(std::index_sequence<I...>) {
+                ((header.inputs.push_back(std::uint64_t{std::tuple_element_t<I, std::tuple<Ins...>>::owner == party::bob} << 62 |
+                                          std::uint64_t{detail::stream_arg<std::tuple_element_t<I, std::tuple<Ins...>>>::is_sequence} << 61 |
+                                          std::uint64_t{value_traits<typename std::tuple_element_t<I, std::tuple<Ins...>>::type>::bits} << 40),
+                  header.inputs.push_back(detail::stream_arg<std::tuple_element_t<I, std::tuple<Ins...>>>::length(std::get<I>(fn.inputs())))),
+                 ...);
+            }(std::index_sequence_for<Ins...>{});
+            header.send(*s.ch);
+            header.check(detail::stream_run_header::receive(*s.ch));
+            std::optional<typename streamed_function<F, Ins...>::output_type> out;
+            std::uint64_t and_gates = 0;
+            double ot_seconds = 0;
+            const auto go = [&](auto& runner) {
+                out = fn.run(runner, feeds, who);
+                and_gates = runner.and_gates;
+                ot_seconds = runner.ot_seconds;
+            };
+            const auto with_hash = [&]<class Hash>() {
+                if (s.me == party::alice) {
+                    detail::garbler_stream_runner<Hash> r(*s.ch, *s.sender, s.rng, s.delta, s.next_gate, s.progress,
+                                                          fn.expected_ands);
+                    go(r);
+                } else {
+                    detail::evaluator_stream_runner<Hash> r(*s.ch, *s.receiver, s.next_gate, s.progress, fn.expected_ands);
+                    go(r);
+                }
+            };
+            if (s.hash == garbling_hash::fixed_key) with_hash.template operator()<fixed_key_hash>();
+            else with_hash.template operator()<mitccr_hash>();
+            s.next_gate += and_gates;
+            ++s.runs;
+            s.last = run_stats{and_gates, s.ch->bytes_sent() - sent0, s.ch->bytes_received() - received0,
+                               std::chrono::duration<double>(net::clock::now() - t0).count(), ot_seconds};
+            return out;
+        } catch (const std::exception& e) {
+            fail(e);
+            throw;
+        }
+    }
+
     /// Untyped run: `mine` holds the bits of each of this party's input values
     /// (least significant first, in circuit order), as in eval_plain_bits.
     /// Returns the bits of every output value, or nullopt if this party does
@@ -173,9 +241,7 @@ public:
     std::optional<std::vector<std::vector<bool>>> run_bits(reveal who, const circuit<>& c,
                                                            const std::vector<std::vector<bool>>& mine) {
         const std::vector<bool> my_bits = check_inputs(c, mine);  // before anything is sent
-        if (s_->broken)
-            throw usage_error("session::run: an earlier run failed (" + s_->broken_why +
-                              "); the link is in an unknown state, open a new session");
+        guard_broken();
         try {
             const std::optional<std::vector<bool>> bits = run_protocol(who, c, my_bits);
             if (!bits) return std::nullopt;
@@ -184,18 +250,30 @@ public:
                 values.emplace_back(bits->begin() + v.first_bit, bits->begin() + v.first_bit + v.bits);
             return values;
         } catch (const std::exception& e) {
-            s_->broken = true;
-            s_->broken_why = e.what();
-            for (net::channel* l : s_->links) l->close();  // the peer fails now instead of at its deadline
-            for (net::channel* l : s_->bob_links) l->close();
+            fail(e);
             throw;
         }
     }
 
 private:
+    void guard_broken() const {
+        if (s_->broken)
+            throw usage_error("session::run: an earlier run failed (" + s_->broken_why +
+                              "); the link is in an unknown state, open a new session");
+    }
+
+    /// A run failed: the session is unusable, and the peer fails now instead of at its deadline.
+    void fail(const std::exception& e) {
+        s_->broken = true;
+        s_->broken_why = e.what();
+        for (net::channel* l : s_->links) l->close();
+        for (net::channel* l : s_->bob_links) l->close();
+    }
+
     struct state {
         state(party p, std::unique_ptr<net::channel> c, const session_options& o)
-            : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands) {
+            : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
+              progress(o.progress) {
             if (!ch) throw usage_error("session: no channel given");
             if (threads == 0 || threads > 256)
                 throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
@@ -237,6 +315,7 @@ private:
         run_stats last;
         bool broken = false;
         std::string broken_why;
+        progress_callback progress;
     };
     std::unique_ptr<state> s_;  // one allocation: sessions move cheaply
 

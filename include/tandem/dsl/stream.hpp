@@ -305,6 +305,8 @@ public:
 
     /// ANDs per segment (both parties must use the same; the session checks).
     std::uint64_t segment_ands = default_segment_ands;
+    /// The run's ANDs if known (0 if not): progress reports then give an ETA.
+    std::uint64_t expected_ands = 0;
 
     const std::tuple<Ins...>& inputs() const noexcept { return ins_; }
 

@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string_view>
 
 namespace tandem {
@@ -22,6 +24,26 @@ enum class garbling_hash : std::uint8_t {
 constexpr std::string_view to_string(garbling_hash h) noexcept {
     return h == garbling_hash::rekeyed ? "rekeyed (default)" : "fixed-key (opt-in)";
 }
+
+/// How far a streamed run has got (session_options::progress).
+struct stream_progress {
+    std::uint64_t and_gates = 0;      ///< ANDs garbled or evaluated so far
+    std::uint64_t expected_ands = 0;  ///< streamed_function::expected_ands (0: not known)
+    std::uint64_t segments = 0;
+    std::uint64_t bytes_sent = 0, bytes_received = 0;
+    double seconds = 0;               ///< since the run began
+    std::uint64_t label_slots = 0;    ///< this party's label array, in slots
+    double ands_per_second() const noexcept { return seconds > 0 ? static_cast<double>(and_gates) / seconds : 0; }
+    /// Seconds left at the rate so far, if the total is known.
+    std::optional<double> eta_seconds() const noexcept {
+        if (expected_ands == 0 || and_gates == 0) return std::nullopt;
+        const double left = expected_ands > and_gates ? static_cast<double>(expected_ands - and_gates) : 0.0;
+        return left / ands_per_second();
+    }
+};
+
+/// Called by streamed runs after each segment, on the thread calling run().
+using progress_callback = std::function<void(const stream_progress&)>;
 
 struct session_options {
     /// Deadline of every blocking network call once connected (renewed while
@@ -50,6 +72,9 @@ struct session_options {
     /// With IPP, parallel regions with fewer ANDs stay whole in Alice's
     /// world (exec/ipp_plan.hpp). Checked alike in the handshake.
     std::uint64_t ipp_min_ands = exec::default_ipp_min_ands;
+    /// Streamed runs report their progress here after each segment (not
+    /// checked with the peer; leave empty for none).
+    progress_callback progress;
 };
 
 /// What one run did, as seen by this party.

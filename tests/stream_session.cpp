@@ -1,0 +1,244 @@
+// Streamed runs between two sessions over in-memory links
+// (session/stream.hpp): garbled == plaintext == C++ for several segment
+// sizes, both hashes and thread counts, several runs per session mixed with
+// compiled ones; results and opened values reach only whom they are for;
+// mismatched programs fail at the first differing segment; a cut link fails
+// both sides quickly; progress is reported.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "../examples/stream_apps.hpp"
+#include "memory_sessions.hpp"
+
+#include <tandem/tandem.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using namespace tandem;
+using namespace tandem::test;
+template <std::size_t W>
+using u = secure_uint<W>;
+
+std::vector<std::uint32_t> random_values(std::mt19937_64& rng, std::size_t n, std::uint32_t bound) {
+    std::vector<std::uint32_t> v(n);
+    for (auto& x : v) x = static_cast<std::uint32_t>(rng() % bound);
+    return v;
+}
+
+std::vector<std::uint8_t> random_symbols(std::mt19937_64& rng, std::size_t n, unsigned letters) {
+    std::vector<std::uint8_t> v(n);
+    for (auto& x : v) x = static_cast<std::uint8_t>(rng() % letters);
+    return v;
+}
+
+std::string thrown_message(const std::exception_ptr& e) { return message_of(e); }
+
+}  // namespace
+
+TEST_CASE("stream_session.minimum_and_edit_distance_equal_plaintext") {
+    for (const std::uint64_t seed : {11, 12}) {
+        for (const auto hash : {garbling_hash::rekeyed, garbling_hash::fixed_key}) {
+            for (const std::uint32_t threads : {1u, 2u}) {
+                INFO("seed " << seed << ", hash " << to_string(hash) << ", threads " << threads);
+                std::mt19937_64 rng(seed);
+                const auto a = random_values(rng, 1500, 1u << 20), b = random_values(rng, 1700, 1u << 20);
+                std::vector<std::uint32_t> both(a);
+                both.insert(both.end(), b.begin(), b.end());
+                const auto expected_min = apps::minimum_plain(both);
+                const auto sa = random_symbols(rng, 70, 4), sb = random_symbols(rng, 55, 4);
+                const std::uint32_t expected_edit = apps::edit_distance_plain(sa, sb);
+                session_options o = with_threads(threads);
+                o.hash = hash;
+                std::vector<std::tuple<std::uint32_t, std::uint32_t>> mins[2];
+                std::vector<std::uint32_t> edits[2];
+                const auto side = [&](party me) {
+                    return [&, me](session& s) {
+                        const int p = me == party::bob;
+                        for (const std::uint64_t k : {300u, 70000u}) {
+                            auto fn = apps::minimum_stream<20>(a.size(), b.size());
+                            fn.segment_ands = k;
+                            mins[p].push_back(me == party::alice ? s.run(fn, a) : s.run(fn, b));
+                            CHECK(s.last_run().and_gates == fn.expected_ands);
+                        }
+                        auto ed = apps::edit_distance_stream<2>(sa.size(), sb.size());
+                        ed.segment_ands = 500;
+                        edits[p].push_back(me == party::alice ? s.run(ed, sa) : s.run(ed, sb));
+                    };
+                };
+                rethrow(two_party(make_wiring(threads - 1), o, o, side(party::alice), side(party::bob)));
+                for (int p = 0; p < 2; ++p) {
+                    REQUIRE(mins[p].size() == 2);
+                    for (const auto& [value, index] : mins[p])
+                        CHECK(std::make_pair(value, index) == expected_min);
+                    REQUIRE(edits[p].size() == 1);
+                    CHECK(edits[p][0] == expected_edit);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("stream_session.mixed_with_compiled_runs_and_reveals") {
+    // A streamed function that opens its partial sums to both (steering its
+    // loop) and one value to Alice only, run between compiled runs.
+    auto fn = stream(
+        [](const sequence<u<32>>& xs, u<32> y) {
+            u<32> sum = 0;
+            std::size_t i = 0;
+            while (i < xs.size() && open(sum) < 5000) sum = sum + xs[i++] * y;
+            const std::optional<std::uint32_t> secret = open(sum ^ y, reveal::alice);
+            (void)secret;
+            return std::make_tuple(sum, u<32>(static_cast<std::uint32_t>(i)));
+        },
+        sequence_input<party::alice, u<32>>(200), input<party::bob, u<32>>);
+    fn.segment_ands = 40;
+    const auto product = compile([](u<32> x, u<32> y) { return x * y; }, input<party::alice, u<32>>,
+                                 input<party::bob, u<32>>);
+    std::vector<std::uint32_t> xs(200);
+    for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<std::uint32_t>(i % 13);
+    const std::uint32_t y = 7;
+    std::uint32_t sum = 0, steps = 0;
+    while (steps < xs.size() && sum < 5000) sum += xs[steps++] * y;
+
+    std::optional<std::tuple<std::uint32_t, std::uint32_t>> got[2][3];
+    // What each party's copy of a function saw of a value opened to Alice only.
+    static thread_local std::optional<std::uint32_t> seen_by_this_party;
+    auto probe = stream(
+        [](u<32> x, u<32> z) {
+            seen_by_this_party = open(x + z, reveal::alice);
+            return x ^ z;
+        },
+        input<party::alice, u<32>>, input<party::bob, u<32>>);
+    std::optional<std::uint32_t> probe_seen[2];
+    const auto side = [&](party me) {
+        return [&, me](session& s) {
+            const int p = me == party::bob;
+            CHECK((me == party::alice ? s.run(product, 6u) : s.run(product, 9u)) == 54u);
+            got[p][0] = me == party::alice ? s.run(reveal::both, fn, xs) : s.run(reveal::both, fn, y);
+            got[p][1] = me == party::alice ? s.run(reveal::alice, fn, xs) : s.run(reveal::alice, fn, y);
+            got[p][2] = me == party::alice ? s.run(reveal::bob, fn, xs) : s.run(reveal::bob, fn, y);
+            CHECK((me == party::alice ? s.run(product, 3u) : s.run(product, 5u)) == 15u);
+            CHECK((me == party::alice ? s.run(probe, 40u) : s.run(probe, 2u)) == (40u ^ 2u));
+            probe_seen[p] = seen_by_this_party;
+        };
+    };
+    rethrow(two_party(make_wiring(0), with_threads(1), with_threads(1), side(party::alice), side(party::bob)));
+    const auto expected = std::make_tuple(sum, steps);
+    for (int p = 0; p < 2; ++p) {
+        CHECK(got[p][0] == expected);
+        CHECK(got[p][1].has_value() == (p == 0));
+        CHECK(got[p][2].has_value() == (p == 1));
+        if (got[p][1]) CHECK(*got[p][1] == expected);
+        if (got[p][2]) CHECK(*got[p][2] == expected);
+    }
+    CHECK(probe_seen[0] == std::optional<std::uint32_t>(42));
+    CHECK(!probe_seen[1].has_value());
+}
+
+TEST_CASE("stream_session.mismatched_programs_fail_at_the_first_differing_segment") {
+    const auto run_pair = [](auto fa, auto fb) {
+        std::vector<std::uint32_t> va(50, 1), vb(50, 2);
+        return two_party(
+            make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(fa, va); },
+            [&](session& s) { (void)s.run(fb, vb); });
+    };
+    // Different segment sizes: the run headers differ.
+    auto k100 = apps::minimum_stream<20>(50, 50), k200 = apps::minimum_stream<20>(50, 50);
+    k100.segment_ands = 100;
+    k200.segment_ands = 200;
+    const outcome sizes = run_pair(k100, k200);
+    REQUIRE(sizes.alice);
+    REQUIRE(sizes.bob);
+    CHECK(thrown_message(sizes.bob).find("segment_ands 100") != std::string::npos);
+
+    // Same inputs, different functions: the segment digests differ at segment 0.
+    auto sum_fn = stream(
+        [](const sequence<u<20>>& a, const sequence<u<20>>& b) {
+            u<20> s = 0;
+            for (std::size_t i = 0; i < a.size(); ++i) s = s + a[i] + b[i];
+            return s;
+        },
+        sequence_input<party::alice, u<20>>(50), sequence_input<party::bob, u<20>>(50));
+    auto xor_fn = stream(
+        [](const sequence<u<20>>& a, const sequence<u<20>>& b) {
+            u<20> s = 0;
+            for (std::size_t i = 0; i < a.size(); ++i) s = s + (a[i] & b[i]);
+            return s;
+        },
+        sequence_input<party::alice, u<20>>(50), sequence_input<party::bob, u<20>>(50));
+    const outcome bodies = run_pair(sum_fn, xor_fn);
+    REQUIRE(bodies.bob);
+    CHECK(thrown_message(bodies.bob).find("segment 0 differs") != std::string::npos);
+    CHECK(bodies.bob != nullptr);
+    REQUIRE(bodies.alice);
+}
+
+TEST_CASE("stream_session.wrong_inputs_and_ipp_are_usage_errors") {
+    auto fn = apps::minimum_stream<20>(10, 10);
+    const std::vector<std::uint32_t> ten(10, 3), nine(9, 3);
+    const outcome o = two_party(
+        make_wiring(0), with_threads(1), with_threads(1),
+        [&](session& s) {
+            CHECK_THROWS_AS(s.run(fn, nine), usage_error);     // wrong length: nothing sent
+            CHECK_THROWS_AS(s.run(fn, ten, ten), usage_error);  // Bob's input too
+            CHECK(s.run(fn, ten) == std::make_tuple(3u, 0u));   // the session still works
+        },
+        [&](session& s) { CHECK(s.run(fn, ten) == std::make_tuple(3u, 0u)); });
+    rethrow(o);
+
+    session_options ipp = with_threads(1);
+    ipp.ipp = true;
+    const outcome refused = two_party(
+        make_wiring(1), ipp, ipp, [&](session& s) { (void)s.run(fn, ten); }, [&](session& s) { (void)s.run(fn, ten); });
+    REQUIRE(refused.alice);
+    CHECK(thrown_message(refused.alice).find("inter-party parallelization") != std::string::npos);
+}
+
+TEST_CASE("stream_session.cut_link_fails_both_sides_quickly") {
+    for (const std::uint64_t cut_after : {200u, 5000u, 60000u, 400000u}) {
+        INFO("cut after " << cut_after << " bytes");
+        auto fn = apps::minimum_stream<20>(3000, 3000);
+        fn.segment_ands = 2000;
+        const std::vector<std::uint32_t> values(3000, 5);
+        wiring w = make_wiring(0);
+        auto was_cut = std::make_shared<std::atomic<bool>>(false);
+        w.main_a = std::make_unique<cutting_channel>(std::move(w.main_a), cut_after, was_cut);
+        session_options o = with_threads(1);
+        o.timeout = std::chrono::milliseconds(2000);
+        const auto t0 = std::chrono::steady_clock::now();
+        const outcome r = two_party(
+            std::move(w), o, o, [&](session& s) { (void)s.run(fn, values); }, [&](session& s) { (void)s.run(fn, values); });
+        CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(8));
+        CHECK(r.alice != nullptr);
+        CHECK(r.bob != nullptr);
+    }
+}
+
+TEST_CASE("stream_session.progress_is_reported") {
+    auto fn = apps::minimum_stream<20>(2000, 2000);
+    fn.segment_ands = 5000;
+    const std::vector<std::uint32_t> values(2000, 9);
+    std::vector<stream_progress> seen;
+    session_options alice = with_threads(1);
+    alice.progress = [&](const stream_progress& p) { seen.push_back(p); };
+    rethrow(two_party(
+        make_wiring(0), alice, with_threads(1), [&](session& s) { (void)s.run(fn, values); },
+        [&](session& s) { (void)s.run(fn, values); }));
+    REQUIRE(seen.size() >= 10);
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        CHECK(seen[i].and_gates > seen[i - 1].and_gates);
+        CHECK(seen[i].bytes_sent >= seen[i - 1].bytes_sent);
+        CHECK(seen[i].segments == i + 1);
+    }
+    CHECK(seen.back().and_gates == fn.expected_ands);
+    CHECK(seen.back().bytes_sent >= 32 * fn.expected_ands);
+    CHECK(seen[seen.size() / 2].eta_seconds().has_value());
+}
