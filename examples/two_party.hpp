@@ -38,6 +38,7 @@ struct cli {
     bool local = false;
     tandem::session_options options;
     tandem::reveal who = tandem::reveal::both;
+    bool progress = true;           // streamed runs: draw a progress line on stderr if it is a terminal
     std::vector<std::string> rest;  // the example's own arguments, in order
 };
 
@@ -53,6 +54,7 @@ inline const char* common_usage =
     "  --ipp               inter-party parallelization: each party garbles half of every large parallel\n"
     "                      region and evaluates the other half (opens --threads more connections);\n"
     "                      both parties alike\n"
+    "  --no-progress       streamed runs: no progress line on stderr (drawn only when it is a terminal)\n"
     "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; fixed-key is a faster opt-in with a\n"
     "                      weaker multi-instance bound, see crypto/fixed_key_hash.hpp); both parties alike\n";
 
@@ -93,6 +95,8 @@ inline cli parse(int argc, char** argv) {
             const long n = std::stol(value());
             if (n < 1 || n > 256) throw std::invalid_argument("--threads must be in 1..256");
             c.options.threads = static_cast<std::uint32_t>(n);
+        } else if (arg == "--no-progress") {
+            c.progress = false;
         } else if (arg == "--ipp") {
             c.options.ipp = true;
         } else if (arg == "--timeout") {
@@ -140,7 +144,7 @@ inline int run(const cli& c, int argc, char** argv, const std::function<int(tand
         }
         tandem::net::tcp_listener listener(0, "127.0.0.1");
         std::vector<std::string> args{name, "--party", "bob", "--host", "127.0.0.1", "--port",
-                                      std::to_string(listener.port())};
+                                      std::to_string(listener.port()), "--no-progress"};  // one progress line: alice's
         for (int i = 1; i < argc; ++i)
             if (std::string(argv[i]) != "--local") args.push_back(argv[i]);
         std::vector<char*> child_argv;

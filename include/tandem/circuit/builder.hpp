@@ -304,6 +304,13 @@ public:
         if (cut_pending_ && holds_ == 0 && !region_) cut({}, std::nullopt);
     }
 
+    /// Re-points a linked member at a (shorter) range of its references,
+    /// e.g. a sequence chunk whose first elements have been read; never cuts.
+    static void repoint(live_link& l, wire_ref* refs, std::uint32_t n) noexcept {
+        l.refs_ = refs;
+        l.count_ = n;
+    }
+
     /// Defers cuts while tandem makes several values from raw wire references
     /// (a cut would renumber the values made so far, not the references).
     class cut_hold {

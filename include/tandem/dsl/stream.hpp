@@ -103,35 +103,38 @@ std::vector<std::uint8_t> encode_plain(const plain_type_t<T>& v) {
 }
 
 /// Enters `count` values of T of `owner` (bits from `feed` if this party has
-/// it) into the active streaming builder, as values.
+/// it) into the active streaming builder; returns the first bit's reference
+/// (the values' bits follow in order).
 template <class T>
-std::vector<T> enter_values(party owner, const input_feed* feed, std::uint64_t first, std::size_t count) {
+wire_ref enter_bits(party owner, const input_feed* feed, std::uint64_t first, std::size_t count) {
     builder* b = active_builder;
-    if (b == nullptr || !b->streaming())
-        internal_error("a streamed input was entered outside its streamed run");
+    if (b == nullptr || !b->streaming()) internal_error("a streamed input was entered outside its streamed run");
     constexpr std::size_t bits = value_traits<T>::bits;
     std::vector<std::uint8_t> plain;
     if (feed != nullptr && *feed) {
         plain.resize(count * bits);
         (*feed)(first, count, plain.data());
     }
-    const wire_ref w0 = b->add_stream_input(owner, static_cast<std::uint32_t>(count * bits),
-                                            plain.empty() ? nullptr : plain.data());
-    std::vector<wire_ref> refs(count * bits);
-    for (std::size_t k = 0; k < refs.size(); ++k) refs[k] = builder::input_bit(w0, static_cast<std::uint32_t>(k));
+    return b->add_stream_input(owner, static_cast<std::uint32_t>(count * bits), plain.empty() ? nullptr : plain.data());
+}
+
+/// Makes one value of T from its bits' references (cuts deferred meanwhile).
+template <class T>
+T make_value(wire_ref* refs) {
+    builder* b = active_builder;
     const builder::cut_hold hold(b);
-    std::vector<T> values;
-    values.reserve(count);
-    ref_cursor cur{refs.data(), b->serial()};
-    for (std::size_t i = 0; i < count; ++i) values.push_back(value_traits<T>::make(cur));
-    return values;
+    ref_cursor cur{refs, b->serial()};
+    return value_traits<T>::make(cur);
 }
 
 }  // namespace detail
 
 /// A streamed input as the secure function sees it: `size()` values of T,
-/// read by index (see the top of this header for the order to read them in).
-/// Copies share one reader.
+/// read by index. Element i is entered with the chunk holding it; the chunk's
+/// bits stay live only from the element last read on, so what was read
+/// before it is freed unless the function keeps it. Reading an element below
+/// the one read last enters its chunk again (correct, but the labels cost
+/// again). Copies share one reader.
 template <class T>
 class sequence {
 public:
@@ -139,19 +142,18 @@ public:
 
     std::size_t size() const noexcept { return static_cast<std::size_t>(s_->length); }
 
-    /// Element i (enters the chunk holding it if it is not the current one).
     T operator[](std::size_t i) const {
         state& s = *s_;
         if (i >= s.length)
             throw usage_error("tandem::sequence: index " + std::to_string(i) + " is out of range for a sequence of " +
                               std::to_string(s.length) + " values");
-        if (s.chunk.empty() || i < s.chunk_begin || i >= s.chunk_begin + s.chunk.size()) {
-            s.chunk.clear();  // the old chunk's values die first: they are not carried on
-            s.chunk_begin = i - i % s.chunk_size;
-            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(s.chunk_size, s.length - s.chunk_begin));
-            s.chunk = detail::enter_values<T>(s.owner, s.feed, s.chunk_begin, n);
+        if (i < s.chunk_begin + s.first_live || i >= s.chunk_begin + s.chunk_len) s.enter(i);
+        const std::size_t k = static_cast<std::size_t>(i - s.chunk_begin);
+        if (k > s.first_live) {  // what was read before element k is no longer held here
+            s.first_live = k;
+            detail::builder::repoint(s.link, s.refs.data() + k * bits, static_cast<std::uint32_t>((s.chunk_len - k) * bits));
         }
-        return s.chunk[i - s.chunk_begin];
+        return detail::make_value<T>(s.refs.data() + k * bits);
     }
 
     /// For tandem's own use.
@@ -159,16 +161,35 @@ public:
         : s_(std::make_shared<state>(owner, length, feed)) {}
 
 private:
+    static constexpr std::size_t bits = value_traits<T>::bits;
+
     struct state {
         state(party o, std::uint64_t n, const detail::input_feed* f)
-            : owner(o), length(n), feed(f),
-              chunk_size(std::max<std::size_t>(1, detail::sequence_chunk_bits / value_traits<T>::bits)) {}
+            : owner(o), length(n), feed(f), chunk_size(std::max<std::size_t>(1, detail::sequence_chunk_bits / bits)) {}
+
+        /// Enters the chunk holding element i, from i on.
+        void enter(std::uint64_t i) {
+            link.unlink();  // the old chunk's bits die first: they are not carried on
+            refs.clear();
+            chunk_begin = i;
+            chunk_len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_size - i % chunk_size, length - i));
+            first_live = 0;
+            const detail::wire_ref w0 = detail::enter_bits<T>(owner, feed, chunk_begin, chunk_len);
+            refs.resize(chunk_len * bits);
+            for (std::size_t k = 0; k < refs.size(); ++k)
+                refs[k] = detail::builder::input_bit(w0, static_cast<std::uint32_t>(k));
+            detail::active_builder->track(link, refs.data(), static_cast<std::uint32_t>(refs.size()));
+        }
+
         party owner;
         std::uint64_t length;
         const detail::input_feed* feed;
         std::size_t chunk_size;
         std::uint64_t chunk_begin = 0;
-        std::vector<T> chunk;
+        std::size_t chunk_len = 0;
+        std::size_t first_live = 0;  // elements of the chunk before it are no longer held
+        std::vector<detail::wire_ref> refs;
+        detail::live_link link;
     };
     std::shared_ptr<state> s_;
 };
@@ -182,7 +203,12 @@ struct stream_arg<input_t<P, T>> {
     using type = T;
     static constexpr bool is_sequence = false;
     static std::uint64_t length(const input_t<P, T>&) { return 1; }
-    static T make(const input_t<P, T>&, const input_feed* feed) { return std::move(enter_values<T>(P, feed, 0, 1)[0]); }
+    static T make(const input_t<P, T>&, const input_feed* feed) {
+        const wire_ref w0 = enter_bits<T>(P, feed, 0, 1);
+        std::vector<wire_ref> refs(value_traits<T>::bits);
+        for (std::size_t k = 0; k < refs.size(); ++k) refs[k] = builder::input_bit(w0, static_cast<std::uint32_t>(k));
+        return make_value<T>(refs.data());
+    }
 };
 template <party P, class T>
 struct stream_arg<sequence_input_t<P, T>> {
