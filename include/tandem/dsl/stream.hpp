@@ -63,7 +63,7 @@
 namespace tandem {
 
 /// Default segment size of streamed runs, in ANDs (bench/RESULTS.md, bench_scale).
-inline constexpr std::uint64_t default_segment_ands = std::uint64_t{1} << 16;
+inline constexpr std::uint64_t default_segment_ands = std::uint64_t{1} << 14;
 
 /// Tag of a streamed input: `length` values of T supplied by P (the length is public).
 template <party P, class T>
