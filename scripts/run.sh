@@ -24,7 +24,7 @@ case "$cmd" in
   example)
     bash scripts/setup-deps.sh
     cmake --preset release
-    cmake --build --preset release -j "$jobs" --target aes millionaires biomatch mexp mvmul
+    cmake --build --preset release -j "$jobs" --target aes millionaires biomatch mexp mvmul minimum edit_distance
     if (($# > 0)); then
       name=$1
       shift
@@ -38,6 +38,10 @@ case "$cmd" in
     ./build/release/examples/mvmul --local --threads 2
     echo "== BioMatch, 512 entries: inter-party parallelization, each party garbles half of the distances and evaluates the other half"
     ./build/release/examples/biomatch --local --ipp
+    echo "== Streamed: the minimum of 10^6 20-bit numbers and its index, half from each party (41 M ANDs, never stored)"
+    ./build/release/examples/minimum --local --count 1000000
+    echo "== Streamed: the edit distance of two 4095-symbol binary strings (67 M ANDs, never stored)"
+    ./build/release/examples/edit_distance --local --length 4095
     ;;
   test)
     preset=${1:-release}

@@ -223,3 +223,40 @@ TEST_CASE("processes.killed_peer_with_worker_links_fails_the_other_within_its_de
         }
     }
 }
+
+TEST_CASE("processes.killed_peer_mid_stream_fails_the_other_within_its_deadline") {
+    // A streamed minimum of 4·10^6 values: the victim dies or freezes while
+    // segments are being recorded and garbled on both sides.
+    std::set<std::string> used_ports;
+    for (int sig : {SIGKILL, SIGSTOP}) {
+        for (const char* victim : {"bob", "alice"}) {
+            INFO("signal " << sig << " to " << victim);
+            std::string port = free_port();
+            while (!used_ports.insert(port).second) port = free_port();
+            process alice({TANDEM_EXAMPLE_MINIMUM, "--party", "alice", "--port", port, "--count", "4000000",
+                           "--timeout", "2000"},
+                          "s_alice");
+            process bob({TANDEM_EXAMPLE_MINIMUM, "--party", "bob", "--port", port, "--count", "4000000", "--timeout",
+                         "2000"},
+                        "s_bob");
+            std::this_thread::sleep_for(1500ms);  // connected and streaming
+            stop_and_check_survivor(std::string(victim) == "bob" ? bob : alice,
+                                    std::string(victim) == "bob" ? alice : bob, sig);
+        }
+    }
+}
+
+TEST_CASE("processes.streamed_runs_of_different_sizes_fail_with_both_sizes") {
+    const std::string port = free_port();
+    process alice({TANDEM_EXAMPLE_MINIMUM, "--party", "alice", "--port", port, "--count", "1000", "--timeout", "5000"},
+                  "m_alice");
+    process bob({TANDEM_EXAMPLE_MINIMUM, "--party", "bob", "--port", port, "--count", "2000", "--timeout", "5000"},
+                "m_bob");
+    const int a = alice.wait(30s), b = bob.wait(30s);
+    INFO("alice: " << alice.err() << "\nbob: " << bob.err());
+    CHECK(a == 1);
+    CHECK(b == 1);
+    CHECK(alice.err().find("the parties run different functions") != std::string::npos);
+    CHECK(alice.err().find("500 x 20 bits") != std::string::npos);
+    CHECK(alice.err().find("1000 x 20 bits") != std::string::npos);
+}
