@@ -242,3 +242,52 @@ TEST_CASE("stream_session.progress_is_reported") {
     CHECK(seen.back().bytes_sent >= 32 * fn.expected_ands);
     CHECK(seen[seen.size() / 2].eta_seconds().has_value());
 }
+
+TEST_CASE("stream_session.regions_run_on_the_session_workers") {
+    // Blocks of 16 products, each block one parallel_for (instances of ~1000
+    // ANDs, so the plan splits them between workers) and a reduce.
+    constexpr std::size_t n = 160;
+    auto fn = stream(
+        [](const sequence<u<32>>& x, const sequence<u<32>>& y) {
+            u<32> total = 0;
+            for (std::size_t base = 0; base < x.size(); base += 16) {
+                std::array<u<32>, 16> a, b;
+                for (std::size_t k = 0; k < 16; ++k) a[k] = x[base + k], b[k] = y[base + k];
+                const auto products = parallel_for<16>([&](std::size_t k) { return a[k] * b[k]; });
+                total = total + reduce(products, [](const u<32>& p, const u<32>& q) { return p + q; });
+            }
+            return total;
+        },
+        sequence_input<party::alice, u<32>>(n), sequence_input<party::bob, u<32>>(n));
+    fn.segment_ands = 20000;
+    std::vector<std::uint32_t> x(n), y(n);
+    std::uint32_t expected = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        x[i] = static_cast<std::uint32_t>(i * 2654435761u), y[i] = static_cast<std::uint32_t>(i * 40503u + 7);
+        expected += x[i] * y[i];
+    }
+    REQUIRE(fn.eval_plain(x, y) == expected);
+    for (const std::uint32_t threads : {1u, 2u, 4u}) {
+        INFO("threads " << threads);
+        std::uint32_t got[2] = {};
+        std::uint64_t main_sent = 0, all_sent = 0;
+        rethrow(two_party(
+            make_wiring(threads - 1), with_threads(threads), with_threads(threads),
+            [&](session& s) {
+                got[0] = s.run(fn, x);
+                const std::uint64_t before = s.channel().bytes_sent();
+                got[0] = s.run(fn, x);  // twice: the workers' links stay in step
+                main_sent = s.channel().bytes_sent() - before;
+                all_sent = s.last_run().bytes_sent;
+            },
+            [&](session& s) {
+                got[1] = s.run(fn, y);
+                got[1] = s.run(fn, y);
+            }));
+        CHECK(got[0] == expected);
+        CHECK(got[1] == expected);
+        // With workers most tables travel on their links, not the main one.
+        if (threads > 1) CHECK(main_sent < all_sent * 3 / 4);
+        else CHECK(main_sent == all_sent);
+    }
+}

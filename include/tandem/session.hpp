@@ -189,7 +189,12 @@ public:
         try {
             state& s = *s_;
             const auto t0 = net::clock::now();
-            const std::uint64_t sent0 = s.ch->bytes_sent(), received0 = s.ch->bytes_received();
+            const auto bytes = [&](bool sent) {
+                std::uint64_t n = 0;
+                for (const net::channel* l : s.links) n += sent ? l->bytes_sent() : l->bytes_received();
+                return n;
+            };
+            const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
             detail::stream_run_header header;
             header.run = s.runs;
             header.segment_ands = fn.segment_ands;
@@ -211,13 +216,17 @@ public:
                 and_gates = runner.and_gates;
                 ot_seconds = runner.ot_seconds;
             };
+            if (s.threads > 1 && !s.pool) s.pool.emplace(s.threads);  // made once; its threads idle between runs
+            exec::workers* pool = s.pool ? &*s.pool : nullptr;
+            const std::span<net::channel* const> links(s.links);
             const auto with_hash = [&]<class Hash>() {
                 if (s.me == party::alice) {
-                    detail::garbler_stream_runner<Hash> r(*s.ch, *s.sender, s.rng, s.delta, s.next_gate, s.progress,
-                                                          fn.expected_ands);
+                    detail::garbler_stream_runner<Hash> r(*s.ch, links, pool, *s.sender, s.rng, s.delta, s.next_gate,
+                                                          s.progress, fn.expected_ands);
                     go(r);
                 } else {
-                    detail::evaluator_stream_runner<Hash> r(*s.ch, *s.receiver, s.next_gate, s.progress, fn.expected_ands);
+                    detail::evaluator_stream_runner<Hash> r(*s.ch, links, pool, *s.receiver, s.next_gate, s.progress,
+                                                            fn.expected_ands);
                     go(r);
                 }
             };
@@ -225,7 +234,7 @@ public:
             else with_hash.template operator()<mitccr_hash>();
             s.next_gate += and_gates;
             ++s.runs;
-            s.last = run_stats{and_gates, s.ch->bytes_sent() - sent0, s.ch->bytes_received() - received0,
+            s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
                                std::chrono::duration<double>(net::clock::now() - t0).count(), ot_seconds};
             return out;
         } catch (const std::exception& e) {

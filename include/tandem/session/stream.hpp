@@ -31,6 +31,8 @@
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
+#include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
 #include <tandem/gc/stream.hpp>
 #include <tandem/net/channel.hpp>
@@ -131,9 +133,9 @@ struct stream_run_header {
 /// What both stream runners share: the digest chain, the label array, counts.
 class stream_runner_base : public segment_runner {
 public:
-    stream_runner_base(net::channel& ch, std::uint64_t first_and, const progress_callback& progress,
-                       std::uint64_t expected_ands)
-        : ch_(ch), next_and_(first_and), progress_(progress), expected_ands_(expected_ands),
+    stream_runner_base(net::channel& ch, std::span<net::channel* const> links, exec::workers* pool,
+                       std::uint64_t first_and, const progress_callback& progress, std::uint64_t expected_ands)
+        : ch_(ch), links_(links), pool_(pool), next_and_(first_and), progress_(progress), expected_ands_(expected_ands),
           sent0_(ch.bytes_sent()), received0_(ch.bytes_received()), t0_(net::clock::now()) {}
     stream_runner_base(const stream_runner_base&) = delete;
     stream_runner_base& operator=(const stream_runner_base&) = delete;
@@ -222,7 +224,26 @@ protected:
     /// run's `who`, values opened in the middle to their own.
     static reveal who_of(const stream_segment& s) { return *s.open; }
 
+    /// A plan for a segment with several workers, or nullopt when one core
+    /// runs it (one link, or nothing worth splitting): regions' instances and
+    /// wide levels go to the session's workers, each on its own link (exec/).
+    std::optional<exec::plan> plan_for(const circuit<>& c) const {
+        if (links_.size() < 2 || pool_ == nullptr) return std::nullopt;
+        exec::plan p = exec::make_plan(c, static_cast<std::uint32_t>(links_.size()));
+        if (p.one_worker) return std::nullopt;
+        return p;
+    }
+
+    /// Stops every link at once when a worker fails.
+    std::function<void()> interrupter() const {
+        return [links = links_] {
+            for (net::channel* l : links) l->interrupt();
+        };
+    }
+
     net::channel& ch_;
+    std::span<net::channel* const> links_;  // the main link, then the worker links
+    exec::workers* pool_;
     std::uint64_t next_and_;  // tweak index of the segment's first AND
     gc::detail::label_array labels_;
     circuit_fingerprint digest_;
@@ -237,9 +258,10 @@ protected:
 template <class Hash>
 class garbler_stream_runner final : public stream_runner_base {
 public:
-    garbler_stream_runner(net::channel& ch, ot::cot_sender& sender, prg& rng, block delta, std::uint64_t first_and,
+    garbler_stream_runner(net::channel& ch, std::span<net::channel* const> links, exec::workers* pool,
+                          ot::cot_sender& sender, prg& rng, block delta, std::uint64_t first_and,
                           const progress_callback& progress, std::uint64_t expected_ands)
-        : stream_runner_base(ch, first_and, progress, expected_ands), sender_(sender), rng_(rng), delta_(delta),
+        : stream_runner_base(ch, links, pool, first_and, progress, expected_ands), sender_(sender), rng_(rng), delta_(delta),
           hash_start_(rng.next()) {
         ch.send_value(hash_start_);
     }
@@ -265,9 +287,21 @@ public:
             }
         }
         wipe_all(q);
-        gc::channel_sink sink(ch_);
-        gc::garbler_core<Hash, gc::channel_sink> core(hash_start_, delta_, sink);
-        run_all_steps(core, s.data, labels_, next_and_);
+        using core = gc::garbler_core<Hash, gc::channel_sink>;
+        const circuit<> c(std::move(s.data));
+        if (const std::optional<exec::plan> p = plan_for(c)) {
+            ch_.flush();  // Bob needs the labels before any table: the first step's may all go to worker links
+            std::vector<gc::channel_sink> sinks;
+            for (net::channel* l : links_) sinks.emplace_back(*l);
+            exec::detail::run_cores<core>(
+                *p, c.data(), [&](std::uint32_t w) { return std::make_unique<core>(hash_start_, delta_, sinks[w]); },
+                labels_, next_and_, pool_, interrupter());
+        } else {
+            gc::channel_sink sink(ch_);
+            core one(hash_start_, delta_, sink);
+            run_all_steps(one, c.data(), labels_, next_and_);
+        }
+        s.data.output_slots = c.data().output_slots;  // the opens below read them
         std::optional<std::vector<bool>> result;
         if (s.open) result = open(s);
         ch_.flush();
@@ -314,10 +348,13 @@ private:
 template <class Hash>
 class evaluator_stream_runner final : public stream_runner_base {
 public:
-    evaluator_stream_runner(net::channel& ch, ot::cot_receiver& receiver, std::uint64_t first_and,
-                            const progress_callback& progress, std::uint64_t expected_ands)
-        : stream_runner_base(ch, first_and, progress, expected_ands), receiver_(receiver),
-          hash_start_(ch.recv_value<block>()), source_(ch, 0) {}
+    evaluator_stream_runner(net::channel& ch, std::span<net::channel* const> links, exec::workers* pool,
+                            ot::cot_receiver& receiver, std::uint64_t first_and, const progress_callback& progress,
+                            std::uint64_t expected_ands)
+        : stream_runner_base(ch, links, pool, first_and, progress, expected_ands), receiver_(receiver),
+          hash_start_(ch.recv_value<block>()) {
+        for (net::channel* l : links_) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
+    }
 
     std::optional<std::vector<bool>> run(stream_segment&& s) override {
         const segment_header mine = header_of(s);
@@ -339,9 +376,19 @@ public:
         for (const stream_input_bit& in : s.inputs)
             labels_[in.slot] = in.owner == party::bob ? t[mine_k++] : ch_.recv_value<block>();
         wipe_all(t);
-        source_.allow(2 * s.and_gates);
-        gc::evaluator_core<Hash, gc::channel_source> core(hash_start_, source_);
-        run_all_steps(core, s.data, labels_, next_and_);
+        using core = gc::evaluator_core<Hash, gc::channel_source>;
+        const circuit<> c(std::move(s.data));
+        if (const std::optional<exec::plan> p = plan_for(c)) {
+            for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p->worker_ands[w]);
+            exec::detail::run_cores<core>(
+                *p, c.data(), [&](std::uint32_t w) { return std::make_unique<core>(hash_start_, *sources_[w]); },
+                labels_, next_and_, pool_, interrupter());
+        } else {
+            sources_[0]->allow(2 * s.and_gates);
+            core one(hash_start_, *sources_[0]);
+            run_all_steps(one, c.data(), labels_, next_and_);
+        }
+        s.data.output_slots = c.data().output_slots;
         std::optional<std::vector<bool>> result;
         if (s.open) result = open(s);
         done(s);
@@ -382,7 +429,7 @@ private:
 
     ot::cot_receiver& receiver_;
     block hash_start_;
-    gc::channel_source source_;
+    std::vector<std::unique_ptr<gc::channel_source>> sources_;  // one per link, given each segment's share
 };
 
 }  // namespace tandem::detail
