@@ -57,6 +57,7 @@ TEST_CASE("stream_session.minimum_and_edit_distance_equal_plaintext") {
                 const std::uint32_t expected_edit = apps::edit_distance_plain(sa, sb);
                 session_options o = with_threads(threads);
                 o.hash = hash;
+                o.pipeline_streams = threads == 2 || seed == 12;  // recorded while the last segment runs
                 std::vector<std::tuple<std::uint32_t, std::uint32_t>> mins[2];
                 std::vector<std::uint32_t> edits[2];
                 const auto side = [&](party me) {
@@ -203,7 +204,7 @@ TEST_CASE("stream_session.wrong_inputs_and_ipp_are_usage_errors") {
 }
 
 TEST_CASE("stream_session.cut_link_fails_both_sides_quickly") {
-    for (const std::uint64_t cut_after : {200u, 5000u, 60000u, 400000u}) {
+    for (const std::uint64_t cut_after : {200u, 5000u, 60000u, 400000u, 60001u, 400001u}) {
         INFO("cut after " << cut_after << " bytes");
         auto fn = apps::minimum_stream<20>(3000, 3000);
         fn.segment_ands = 2000;
@@ -213,6 +214,7 @@ TEST_CASE("stream_session.cut_link_fails_both_sides_quickly") {
         w.main_a = std::make_unique<cutting_channel>(std::move(w.main_a), cut_after, was_cut);
         session_options o = with_threads(1);
         o.timeout = std::chrono::milliseconds(2000);
+        o.pipeline_streams = cut_after % 2 == 0;
         const auto t0 = std::chrono::steady_clock::now();
         const outcome r = two_party(
             std::move(w), o, o, [&](session& s) { (void)s.run(fn, values); }, [&](session& s) { (void)s.run(fn, values); });

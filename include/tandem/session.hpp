@@ -212,7 +212,14 @@ public:
             std::uint64_t and_gates = 0;
             double ot_seconds = 0;
             const auto go = [&](auto& runner) {
-                out = fn.run(runner, feeds, who);
+                if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
+                    detail::pipelined_runner p(runner, [&s] {
+                        for (net::channel* l : s.links) l->interrupt();
+                    });
+                    out = fn.run(p, feeds, who);
+                } else {
+                    out = fn.run(runner, feeds, who);
+                }
                 and_gates = runner.and_gates;
                 ot_seconds = runner.ot_seconds;
             };
@@ -282,7 +289,7 @@ private:
     struct state {
         state(party p, std::unique_ptr<net::channel> c, const session_options& o)
             : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
-              progress(o.progress) {
+              progress(o.progress), pipeline(o.pipeline_streams) {
             if (!ch) throw usage_error("session: no channel given");
             if (threads == 0 || threads > 256)
                 throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
@@ -325,6 +332,7 @@ private:
         bool broken = false;
         std::string broken_why;
         progress_callback progress;
+        bool pipeline;
     };
     std::unique_ptr<state> s_;  // one allocation: sessions move cheaply
 

@@ -42,7 +42,8 @@ struct stream_progress {
     }
 };
 
-/// Called by streamed runs after each segment, on the thread calling run().
+/// Called by streamed runs after each segment, from the session's threads
+/// (one at a time).
 using progress_callback = std::function<void(const stream_progress&)>;
 
 struct session_options {
@@ -75,6 +76,13 @@ struct session_options {
     /// Streamed runs report their progress here after each segment (not
     /// checked with the peer; leave empty for none).
     progress_callback progress;
+    /// Streamed runs record the next segment on the calling thread while a
+    /// thread of the session garbles or evaluates the last one. Worth it
+    /// with a spare core per party; with both parties on two cores it halves
+    /// the speed (bench/RESULTS.md), hence off by default: recording and
+    /// garbling then take turns on the calling thread. Each party chooses
+    /// for itself.
+    bool pipeline_streams = false;
 };
 
 /// What one run did, as seen by this party.
