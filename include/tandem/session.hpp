@@ -199,13 +199,7 @@ public:
             header.run = s.runs;
             header.segment_ands = fn.segment_ands;
             header.who = static_cast<std::uint8_t>(who);
-            [&]<std::size_t... I>(std::index_sequence<I...>) {
-                ((header.inputs.push_back(std::uint64_t{std::tuple_element_t<I, std::tuple<Ins...>>::owner == party::bob} << 62 |
-                                          std::uint64_t{detail::stream_arg<std::tuple_element_t<I, std::tuple<Ins...>>>::is_sequence} << 61 |
-                                          std::uint64_t{value_traits<typename std::tuple_element_t<I, std::tuple<Ins...>>::type>::bits} << 40),
-                  header.inputs.push_back(detail::stream_arg<std::tuple_element_t<I, std::tuple<Ins...>>>::length(std::get<I>(fn.inputs())))),
-                 ...);
-            }(std::index_sequence_for<Ins...>{});
+            header.inputs = fn.signature();
             header.send(*s.ch);
             header.check(detail::stream_run_header::receive(*s.ch));
             std::optional<typename streamed_function<F, Ins...>::output_type> out;

@@ -465,6 +465,23 @@ public:
         return detail::decode_bits<result_type>(*bits);
     }
 
+    /// For tandem's own use: two words per input for the run header —
+    /// owner << 62 | is a sequence << 61 | bits per value << 40, then the
+    /// number of values.
+    std::vector<std::uint64_t> signature() const {
+        std::vector<std::uint64_t> words;
+        std::apply(
+            [&](const auto&... in) {
+                ((words.push_back(std::uint64_t{std::remove_cvref_t<decltype(in)>::owner == party::bob} << 62 |
+                                  std::uint64_t{detail::stream_arg<std::remove_cvref_t<decltype(in)>>::is_sequence} << 61 |
+                                  std::uint64_t{value_traits<typename std::remove_cvref_t<decltype(in)>::type>::bits} << 40),
+                  words.push_back(detail::stream_arg<std::remove_cvref_t<decltype(in)>>::length(in))),
+                 ...);
+            },
+            ins_);
+        return words;
+    }
+
     /// For tandem's own use: feeds from one party's inputs, in declaration
     /// order (the other party's are skipped).
     template <class... Args>
