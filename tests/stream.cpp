@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -222,6 +223,16 @@ TEST_CASE("stream.misuse_is_a_usage_error") {
         },
         tandem::sequence_input<party::alice, u<8>>(4));
     CHECK(thrown_by([&] { sum.eval_plain(three); }).find("holds 3") != std::string::npos);
+
+    std::optional<tandem::sequence<u<8>>> kept;
+    auto keeps = tandem::stream(
+        [&](const tandem::sequence<u<8>>& xs) {
+            kept = xs;
+            return xs[0];
+        },
+        tandem::sequence_input<party::alice, u<8>>(3));
+    (void)keeps.eval_plain(three);
+    CHECK(thrown_by([&] { (void)(*kept)[1]; }).find("outside the streamed run") != std::string::npos);
 
     auto in_region = tandem::stream(
         [](const tandem::sequence<u<8>>& xs) {

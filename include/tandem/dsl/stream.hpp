@@ -148,6 +148,9 @@ public:
 
     T operator[](std::size_t i) const {
         state& s = *s_;
+        if (detail::active_builder == nullptr || !detail::active_builder->streaming() || s.run_serial != detail::active_builder->serial())
+            throw usage_error("tandem::sequence: read outside the streamed run it belongs to (was it kept after the "
+                              "function returned, or passed to another thread?)");
         if (i >= s.length)
             throw usage_error("tandem::sequence: index " + std::to_string(i) + " is out of range for a sequence of " +
                               std::to_string(s.length) + " values");
@@ -169,7 +172,8 @@ private:
 
     struct state {
         state(party o, std::uint64_t n, const detail::input_feed* f)
-            : owner(o), length(n), feed(f), chunk_size(std::max<std::size_t>(1, detail::sequence_chunk_bits / bits)) {}
+            : owner(o), length(n), feed(f), chunk_size(std::max<std::size_t>(1, detail::sequence_chunk_bits / bits)),
+              run_serial(detail::active_builder != nullptr ? detail::active_builder->serial() : 0) {}
 
         /// Enters the chunk holding element i, from i on.
         void enter(std::uint64_t i) {
@@ -189,6 +193,7 @@ private:
         std::uint64_t length;
         const detail::input_feed* feed;
         std::size_t chunk_size;
+        std::uint32_t run_serial;  // the builder of the run it belongs to
         std::uint64_t chunk_begin = 0;
         std::size_t chunk_len = 0;
         std::size_t first_live = 0;  // elements of the chunk before it are no longer held
