@@ -3,8 +3,12 @@
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
+#include "../examples/stream_apps.hpp"
+
 #include <optional>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 using tandem::secure_int, tandem::party, tandem::input;
 
@@ -47,4 +51,32 @@ TEST_CASE("readme.two_party") {
     CHECK(at_bob == std::tuple<bool, std::int64_t>{true, 500});
     CHECK(!only_alice.has_value());
     CHECK(only_bob == std::tuple<bool, std::int64_t>{false, 6});
+}
+
+TEST_CASE("readme.stream") {
+    // The README's streaming snippet (smaller), in plaintext and between two
+    // sessions over loopback TCP.
+    auto fn = tandem::stream(
+        [](const tandem::sequence<tandem::secure_uint<20>>& a, const tandem::sequence<tandem::secure_uint<20>>& b) {
+            return apps::minimum_of_both<20>(a, b);  // examples/stream_apps.hpp: value and index
+        },
+        tandem::sequence_input<tandem::party::alice, tandem::secure_uint<20>>(5'000),
+        tandem::sequence_input<tandem::party::bob, tandem::secure_uint<20>>(5'000));
+    std::vector<std::uint32_t> alice_values(5'000), bob_values(5'000);
+    for (std::uint32_t i = 0; i < 5'000; ++i) alice_values[i] = 1'000 + i % 977, bob_values[i] = 900 + i % 1013;
+    auto [min, index] = fn.eval_plain(alice_values, bob_values);  // plaintext, segment by segment
+    CHECK(min == 900);
+    CHECK(index == 5'000);
+
+    tandem::net::tcp_listener listener(0, "127.0.0.1");
+    std::tuple<std::uint32_t, std::uint32_t> at_bob{};
+    std::thread bob([&, port = listener.port()] {
+        auto s = tandem::session::connect(party::bob, "127.0.0.1", port);
+        at_bob = s.run(fn, bob_values);  // this party's inputs only
+    });
+    auto s = tandem::session::accept(party::alice, listener);
+    auto [min2, index2] = s.run(fn, alice_values);
+    bob.join();
+    CHECK(std::tie(min2, index2) == std::tie(min, index));
+    CHECK(at_bob == std::make_tuple(min, index));
 }
