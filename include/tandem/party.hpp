@@ -6,8 +6,8 @@
 
 namespace tandem {
 
-/// Who owns an input. Alice is the
-/// garbler of the sequential parts, Bob the evaluator (DESIGN §8).
+/// Who owns an input. Alice is the garbler of the sequential parts, Bob the
+/// evaluator (DESIGN §8).
 enum class party : std::uint8_t { alice = 0, bob = 1 };
 
 constexpr std::string_view to_string(party p) noexcept {
@@ -20,11 +20,6 @@ enum class reveal : std::uint8_t { both = 0, alice = 1, bob = 2 };
 
 constexpr std::string_view to_string(reveal r) noexcept {
     return r == reveal::both ? "both parties" : r == reveal::alice ? "alice only" : "bob only";
-}
-
-/// Whether party p learns what is revealed to `who`.
-constexpr bool learns(party p, reveal who) noexcept {
-    return who == reveal::both || (who == reveal::alice) == (p == party::alice);
 }
 
 }  // namespace tandem

@@ -61,10 +61,6 @@ inline void track_value(live_link& l, wire_ref* refs, std::uint32_t n, std::uint
     b->track(l, refs, n);
 }
 
-/// Defers segment cuts of the active builder while raw wire references are
-/// turned into several values (value_traits::make and friends).
-inline builder::cut_hold hold_cuts() noexcept { return builder::cut_hold(active_builder); }
-
 /// A builder that only ever sees constant operands: operations on public
 /// constants outside any compile fold without recording anything.
 inline builder& constant_folder() {

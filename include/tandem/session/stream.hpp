@@ -220,10 +220,6 @@ protected:
         }
     }
 
-    /// Who learns a segment's opened bits: the function's result goes to the
-    /// run's `who`, values opened in the middle to their own.
-    static reveal who_of(const stream_segment& s) { return *s.open; }
-
     /// A plan for a segment with several workers, or nullopt when one core
     /// runs it (one link, or nothing worth splitting): regions' instances and
     /// wide levels go to the session's workers, each on its own link (exec/).
@@ -311,7 +307,7 @@ public:
 
 private:
     std::optional<std::vector<bool>> open(const stream_segment& s) {
-        const reveal who = who_of(s);
+        const reveal who = *s.open;  // the run's `who` for the result, an open's own otherwise
         const std::vector<std::size_t> live = opened_wires(s);
         const auto& slots = s.data.output_slots;
         if (who != reveal::alice) {  // Bob decodes by matching H(his label) against both
@@ -397,7 +393,7 @@ public:
 
 private:
     std::optional<std::vector<bool>> open(const stream_segment& s) {
-        const reveal who = who_of(s);
+        const reveal who = *s.open;  // the run's `who` for the result, an open's own otherwise
         const std::vector<std::size_t> live = opened_wires(s);
         const auto& slots = s.data.output_slots;
         std::optional<std::vector<bool>> result;
