@@ -12,7 +12,10 @@
 //                  own and stops with protocol_error at the first segment
 //                  that differs (different programs, sizes or options)
 //   Alice → Bob    the active labels of her input bits entering here; the
-//                  garbled tables of the segment, then a flush
+//                  garbled tables of the segment, then a flush (with several
+//                  workers, a segment with regions or wide levels is planned
+//                  like a compiled circuit, exec/, and worker w's tables go
+//                  on link w)
 //   opened values  as at the end of a compiled run (session/yao.hpp): to Bob
 //                  by hashes of both labels, to Alice by Bob's labels, which
 //                  she checks — so damage in transit is a protocol_error,
