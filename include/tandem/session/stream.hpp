@@ -183,14 +183,6 @@ protected:
         labels_.swap(bigger);
     }
 
-    /// Indices (into output_slots) of the opened bits that are wires.
-    static std::vector<std::size_t> opened_wires(const stream_segment& s) {
-        std::vector<std::size_t> live;
-        for (std::size_t k = s.carried; k < s.data.output_slots.size(); ++k)
-            if (s.data.output_slots[k] != output_false && s.data.output_slots[k] != output_true) live.push_back(k);
-        return live;
-    }
-
     /// The opened bits with the constants filled in.
     static std::vector<bool> opened_constants(const stream_segment& s) {
         std::vector<bool> bits;
@@ -198,12 +190,11 @@ protected:
         return bits;
     }
 
-    /// H(label, k) for output hashes, k continuing across the run's opens.
+    /// Output hashes of an open (copies labels per bit), the hash index
+    /// continuing across the run's opens.
     void hash_opened(block hash_start, std::span<block> labels, std::size_t copies) {
-        const mitccr_hash h(hash_start ^ block(std::uint64_t{1} << 63, 0));
-        const std::size_t n = labels.size() / copies;
-        if (n > 0) h.hash(opened_so_far_, n, copies, labels.data());
-        opened_so_far_ += n;
+        output_hashes(hash_start, labels, copies, opened_so_far_);
+        opened_so_far_ += labels.size() / copies;
     }
 
     void done(const stream_segment& s) {
@@ -231,6 +222,20 @@ protected:
         exec::plan p = exec::make_plan(c, static_cast<std::uint32_t>(links_.size()));
         if (p.one_worker) return std::nullopt;
         return p;
+    }
+
+    /// Runs a segment on this party's cores: planned over the session's
+    /// workers when that is worth it (make(w, &plan) gives worker w's core),
+    /// else on one core bound to the main link (make(0, nullptr)).
+    template <class Core, class Make>
+    void run_segment(const circuit<>& c, Make&& make) {
+        if (const std::optional<exec::plan> p = plan_for(c)) {
+            exec::detail::run_cores<Core>(
+                *p, c.data(), [&](std::uint32_t w) { return make(w, &*p); }, labels_, next_and_, pool_, interrupter());
+        } else {
+            const std::unique_ptr<Core> one = make(0, nullptr);
+            run_all_steps(*one, c.data(), labels_, next_and_);
+        }
     }
 
     /// Stops every link at once when a worker fails.
@@ -288,18 +293,12 @@ public:
         wipe_all(q);
         using core = gc::garbler_core<Hash, gc::channel_sink>;
         const circuit<> c(std::move(s.data));
-        if (const std::optional<exec::plan> p = plan_for(c)) {
-            ch_.flush();  // Bob needs the labels before any table: the first step's may all go to worker links
-            std::vector<gc::channel_sink> sinks;
-            for (net::channel* l : links_) sinks.emplace_back(*l);
-            exec::detail::run_cores<core>(
-                *p, c.data(), [&](std::uint32_t w) { return std::make_unique<core>(hash_start_, delta_, sinks[w]); },
-                labels_, next_and_, pool_, interrupter());
-        } else {
-            gc::channel_sink sink(ch_);
-            core one(hash_start_, delta_, sink);
-            run_all_steps(one, c.data(), labels_, next_and_);
-        }
+        ch_.flush();  // Bob needs the labels before any table: a segment's first tables may all go to worker links
+        std::vector<gc::channel_sink> sinks;
+        for (net::channel* l : links_) sinks.emplace_back(*l);
+        run_segment<core>(c, [&](std::uint32_t w, const exec::plan*) {
+            return std::make_unique<core>(hash_start_, delta_, sinks[w]);
+        });
         s.data.output_slots = c.data().output_slots;  // the opens below read them
         std::optional<std::vector<bool>> result;
         if (s.open) result = open(s);
@@ -311,7 +310,7 @@ public:
 private:
     std::optional<std::vector<bool>> open(const stream_segment& s) {
         const reveal who = *s.open;  // the run's `who` for the result, an open's own otherwise
-        const std::vector<std::size_t> live = opened_wires(s);
+        const std::vector<std::size_t> live = live_outputs(s.data, s.carried);
         const auto& slots = s.data.output_slots;
         if (who != reveal::alice) {  // Bob decodes by matching H(his label) against both
             std::vector<block> x(2 * live.size());
@@ -377,16 +376,10 @@ public:
         wipe_all(t);
         using core = gc::evaluator_core<Hash, gc::channel_source>;
         const circuit<> c(std::move(s.data));
-        if (const std::optional<exec::plan> p = plan_for(c)) {
-            for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p->worker_ands[w]);
-            exec::detail::run_cores<core>(
-                *p, c.data(), [&](std::uint32_t w) { return std::make_unique<core>(hash_start_, *sources_[w]); },
-                labels_, next_and_, pool_, interrupter());
-        } else {
-            sources_[0]->allow(2 * s.and_gates);
-            core one(hash_start_, *sources_[0]);
-            run_all_steps(one, c.data(), labels_, next_and_);
-        }
+        run_segment<core>(c, [&](std::uint32_t w, const exec::plan* p) {
+            sources_[w]->allow(2 * (p != nullptr ? p->worker_ands[w] : s.and_gates));  // this segment's tables on link w
+            return std::make_unique<core>(hash_start_, *sources_[w]);
+        });
         s.data.output_slots = c.data().output_slots;
         std::optional<std::vector<bool>> result;
         if (s.open) result = open(s);
@@ -397,7 +390,7 @@ public:
 private:
     std::optional<std::vector<bool>> open(const stream_segment& s) {
         const reveal who = *s.open;  // the run's `who` for the result, an open's own otherwise
-        const std::vector<std::size_t> live = opened_wires(s);
+        const std::vector<std::size_t> live = live_outputs(s.data, s.carried);
         const auto& slots = s.data.output_slots;
         std::optional<std::vector<bool>> result;
         if (who != reveal::alice) {

@@ -69,21 +69,22 @@ struct yao_run {
     double ot_seconds = 0;     ///< out: time in OT extension
 };
 
-/// Indices of the outputs that are wires, not public constants.
-inline std::vector<std::size_t> live_outputs(const circuit_data& d) {
+/// Indices of the outputs from `first` on that are wires, not public constants.
+inline std::vector<std::size_t> live_outputs(const circuit_data& d, std::size_t first = 0) {
     std::vector<std::size_t> live;
-    for (std::size_t k = 0; k < d.output_slots.size(); ++k)
+    for (std::size_t k = first; k < d.output_slots.size(); ++k)
         if (d.output_slots[k] != output_false && d.output_slots[k] != output_true) live.push_back(k);
     return live;
 }
 
 /// H(label, k) under keys disjoint from every AND's (the high word of the
 /// key is set), truncated to 64 bits: enough to tell the two labels apart
-/// and to catch damage with probability 1 - 2^-64 per output bit.
-inline void output_hashes(block hash_start, std::span<block> labels, std::size_t copies) {
+/// and to catch damage with probability 1 - 2^-64 per output bit. k runs
+/// from `first` (a streamed run's opens continue where the last one ended).
+inline void output_hashes(block hash_start, std::span<block> labels, std::size_t copies, std::uint64_t first = 0) {
     const mitccr_hash h(hash_start ^ block(std::uint64_t{1} << 63, 0));
     const std::size_t n = labels.size() / copies;
-    if (n > 0) h.hash(0, n, copies, labels.data());
+    if (n > 0) h.hash(first, n, copies, labels.data());
 }
 
 inline std::string corrupted_message(const std::string& what) {
