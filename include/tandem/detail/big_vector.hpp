@@ -10,11 +10,17 @@
 //    next allocation of the same size), so a program that compiles many
 //    circuits pays for fresh memory once (bench_record: ~40 % of a compile).
 // Smaller blocks, and platforms without mmap, use the ordinary allocator.
+// A big_vector grows a mapped block with mremap (no copy, never old and new
+// at once) or into a cached block (resident already, no zeroing).
+
 // Reused blocks are not cleared: big_vector holds public circuit data, or
 // label arrays that gc/ wipes before freeing them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -50,6 +56,20 @@ public:
             return p;
         }
         return nullptr;
+    }
+    /// The smallest cached block of `bytes` to `most` bytes (its size in
+    /// `got`), or nullptr: a growing array takes it instead of fresh pages.
+    void* take_at_least(std::size_t bytes, std::size_t most, std::size_t& got) {
+        std::lock_guard lock(mutex_);
+        std::size_t best = blocks_.size();
+        for (std::size_t i = 0; i < blocks_.size(); ++i)
+            if (blocks_[i].bytes >= bytes && blocks_[i].bytes <= most && (best == blocks_.size() || blocks_[i].bytes < blocks_[best].bytes)) best = i;
+        if (best == blocks_.size()) return nullptr;
+        void* p = blocks_[best].p;
+        got = blocks_[best].bytes;
+        held_ -= got;
+        blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(best));
+        return p;
     }
     /// Keeps the block, or unmaps it (and older blocks) to stay under capacity.
     void give(void* p, std::size_t bytes) noexcept {
@@ -139,8 +159,145 @@ struct big_allocator {
     }
 };
 
+/// A vector of trivially copyable elements on big_allocator. Unlike
+/// std::vector it grows a mapped block in place where the kernel can
+/// (mremap: the pages move, nothing is copied), so appending to an array of
+/// gigabytes never holds the old and the new array at once — compile appends
+/// each segment's gates to the circuit this way (dsl/compile.hpp). resize()
+/// leaves new elements uninitialised: every pass that uses a big_vector
+/// writes each element before reading it.
 template <class T>
-using big_vector = std::vector<T, big_allocator<T>>;
+class big_vector {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                  "big_vector holds plain data");
+
+public:
+    using value_type = T;
+    using iterator = T*;
+    using const_iterator = const T*;
+
+    big_vector() noexcept = default;
+    explicit big_vector(std::size_t n) { resize(n); }
+    big_vector(std::initializer_list<T> init) {
+        resize(init.size());
+        std::copy(init.begin(), init.end(), p_);
+    }
+    big_vector(const big_vector& o) {
+        resize(o.n_);
+        if (o.n_ != 0) std::memcpy(static_cast<void*>(p_), o.p_, o.n_ * sizeof(T));
+    }
+    big_vector(big_vector&& o) noexcept
+        : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), cap_(std::exchange(o.cap_, 0)) {}
+    big_vector& operator=(const big_vector& o) {
+        if (this != &o) {
+            big_vector copy(o);
+            swap(copy);
+        }
+        return *this;
+    }
+    big_vector& operator=(big_vector&& o) noexcept {
+        big_vector gone(std::move(o));
+        swap(gone);
+        return *this;
+    }
+    ~big_vector() { release(); }
+
+    void swap(big_vector& o) noexcept {
+        std::swap(p_, o.p_);
+        std::swap(n_, o.n_);
+        std::swap(cap_, o.cap_);
+    }
+
+    std::size_t size() const noexcept { return n_; }
+    std::size_t capacity() const noexcept { return cap_; }
+    bool empty() const noexcept { return n_ == 0; }
+    T* data() noexcept { return p_; }
+    const T* data() const noexcept { return p_; }
+    T& operator[](std::size_t i) noexcept { return p_[i]; }
+    const T& operator[](std::size_t i) const noexcept { return p_[i]; }
+    T& back() noexcept { return p_[n_ - 1]; }
+    T* begin() noexcept { return p_; }
+    T* end() noexcept { return p_ + n_; }
+    const T* begin() const noexcept { return p_; }
+    const T* end() const noexcept { return p_ + n_; }
+
+    void reserve(std::size_t n) {
+        if (n > cap_) grow_to(n);
+    }
+    void resize(std::size_t n) {
+        if (n > cap_) grow_to(std::max(n, cap_ + cap_ / 2));
+        n_ = n;
+    }
+    /// resize(n), with new elements set to v.
+    void resize(std::size_t n, const T& v) {
+        const std::size_t old = n_;
+        resize(n);
+        if (n > old) std::fill(p_ + old, p_ + n, v);
+    }
+    void assign(std::size_t n, const T& v) {
+        n_ = 0;
+        resize(n, v);
+    }
+    void push_back(const T& v) {
+        if (n_ == cap_) grow_to(std::max<std::size_t>(16, 2 * cap_));
+        p_[n_++] = v;
+    }
+    /// Appends [first, last) (not from this vector).
+    void append(const T* first, const T* last) {
+        const std::size_t old = n_, k = static_cast<std::size_t>(last - first);
+        resize(old + k);
+        if (k != 0) std::memcpy(static_cast<void*>(p_ + old), first, k * sizeof(T));
+    }
+    void clear() noexcept { n_ = 0; }
+    /// Frees the storage.
+    void release() noexcept {
+        if (p_ != nullptr) big_allocator<T>{}.deallocate(p_, cap_);
+        p_ = nullptr;
+        n_ = cap_ = 0;
+    }
+
+private:
+    void grow_to(std::size_t cap) {
+        using alloc = big_allocator<T>;
+        if (cap > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+#if defined(__linux__) && defined(MREMAP_MAYMOVE)
+        const std::size_t from = alloc::mapped_size(cap_), to = alloc::mapped_size(cap);
+        std::size_t got = 0;
+        if (to >= alloc::mapped_from) {
+            // A cached block is resident already: copying into it adds no
+            // memory and spares the kernel zeroing fresh pages. An array
+            // that grows is likely to grow on, so it may take a block of any
+            // size (at the smallest size, copying least); a new one at most
+            // twice what it asked for.
+            const std::size_t most = p_ != nullptr ? static_cast<std::size_t>(-1) : 2 * to;
+            if (void* q = block_cache::instance().take_at_least(to, most, got)) {
+                if (n_ != 0) std::memcpy(q, static_cast<const void*>(p_), n_ * sizeof(T));
+                if (p_ != nullptr) alloc{}.deallocate(p_, cap_);
+                p_ = static_cast<T*>(q);
+                cap_ = got / sizeof(T);
+                return;
+            }
+        }
+        if (p_ != nullptr && from >= alloc::mapped_from && to > from) {
+            void* q = mremap(p_, from, to, MREMAP_MAYMOVE);
+            if (q == MAP_FAILED) throw std::bad_alloc();
+            madvise(q, to, MADV_HUGEPAGE);  // a hint, as in allocate()
+            p_ = static_cast<T*>(q);
+            cap_ = cap;
+            return;
+        }
+#endif
+        T* q = alloc{}.allocate(cap);
+        if (n_ != 0) std::memcpy(static_cast<void*>(q), p_, n_ * sizeof(T));
+        if (p_ != nullptr) alloc{}.deallocate(p_, cap_);
+        p_ = q;
+        cap_ = cap;
+    }
+
+    T* p_ = nullptr;
+    std::size_t n_ = 0;
+    std::size_t cap_ = 0;
+};
 
 }  // namespace tandem::detail
 
