@@ -286,7 +286,10 @@ public:
 
     // ---- Streaming (DESIGN §11; dsl/stream.hpp is the user's side) ----
 
+    /// Whether values are tracked and segments cut: a streamed run or a compile laid out by segments.
     bool streaming() const noexcept { return runner_ != nullptr; }
+    /// Whether this builder records a streamed run (tandem::stream), not a compile.
+    bool streamed_run() const noexcept { return runner_ != nullptr && !compile_; }
 
     /// Links a new value's wire references into the live list (or re-points
     /// a linked one), then cuts the segment if it is full and this is a safe
@@ -301,7 +304,31 @@ public:
             if (live_.next_ != nullptr) live_.next_->prev_ = &l;
             live_.next_ = &l;
         }
-        if (cut_pending_ && holds_ == 0 && !region_) cut({}, std::nullopt);
+        if (cut_pending_ && holds_ == 0 && !region_ && rec_.gates.size() >= min_cut_gates_) cut({}, std::nullopt);
+    }
+
+    /// ANDs per segment of a compile laid out as it is recorded: the
+    /// levelling segment below, so cuts change the levels little.
+    static constexpr std::uint64_t compile_segment_ands = std::uint64_t{1} << 18;
+
+    /// Makes this streaming builder record a compile (dsl/compile.hpp): the
+    /// inputs declared so far sit in slots [0, input_bits) of the pool, as in
+    /// any compiled circuit, and a segment is cut only once it also holds as
+    /// many gates as the last cut found live wire references — a function
+    /// holding a million input values then pays O(1) per gate for the walks.
+    void record_compile() {
+        if (!streaming() || !rec_.gates.empty()) internal_error("record_compile() after the first gate");
+        compile_ = true;
+        rec_.input_slots.resize(rec_.input_bits);
+        for (std::uint32_t k = 0; k < rec_.input_bits; ++k) rec_.input_slots[k] = k;
+        pool_.count = rec_.input_bits;
+    }
+
+    /// Ends a compile: lays out the last segment, whose outputs are the
+    /// values declared with add_output_value (nothing is carried).
+    circuit_data finish_compile() {
+        if (!compile_ || region_) internal_error("finish_compile() on a builder that does not compile by segments");
+        return lay_out_segment(std::move(rec_), pool_);
     }
 
     /// Re-points a linked member at a (shorter) range of its references,
@@ -357,7 +384,9 @@ public:
         const std::size_t n_wires = std::size_t{rec_.first_gate_wire()} + rec_.gates.size();
         carry_of_.assign(n_wires, 0);
         std::vector<std::uint32_t> wires;
+        std::size_t live_refs = 0;
         for (live_link* l = live_.next_; l != nullptr; l = l->next_) {
+            live_refs += l->count_;
             for (std::uint32_t k = 0; k < l->count_; ++k) {
                 wire_ref& r = l->refs_[k];
                 if (r.is_constant()) continue;
@@ -393,6 +422,7 @@ public:
         floor_ = 0;
         segment_and_count_ = 0;
         segment_and_total_ = 0;
+        if (compile_) min_cut_gates_ = live_refs;
         return runner_->run(std::move(seg));
     }
 
@@ -695,6 +725,8 @@ private:
     std::uint64_t stream_limit_ = 0;        ///< ANDs per streamed segment (K)
     std::uint64_t segment_and_total_ = 0;   ///< ANDs in the segment so far, regions included
     bool cut_pending_ = false;
+    bool compile_ = false;                  ///< record_compile(): a compile laid out segment by segment
+    std::size_t min_cut_gates_ = 0;         ///< compile: cut only segments with at least this many gates
     std::uint64_t segments_ = 0;
     std::uint32_t holds_ = 0;               ///< open cut_holds
     live_link live_;                        ///< head of the live list (its own prev_ stays null)

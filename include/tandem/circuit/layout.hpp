@@ -190,6 +190,79 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr) {
     return out;
 }
 
+/// Drops the gates of a laid-out circuit whose results nothing reads, by
+/// liveness of slots, backwards in execution order: a gate lives if a living
+/// gate, region instance or output reads its slot before the slot is written
+/// again. Then compacts the levels and drops those left empty. A compile laid
+/// out by segments needs it once at the end: a value alive at a cut but never
+/// used afterwards kept its gates in its segment. Region instances are kept
+/// (their bodies are shared), as lay_out keeps them. Returns the gates dropped.
+inline std::uint64_t drop_dead_gates(circuit_data& c) {
+    std::vector<std::uint8_t> needed(c.slot_count, 0);
+    for (const std::uint32_t s : c.output_slots)
+        if (s != output_false && s != output_true) needed[s] = 1;
+    constexpr auto dead = static_cast<gate_kind>(0xFF);
+    std::uint64_t dropped = 0;
+    for (std::size_t k = c.steps.size(); k-- > 0;) {
+        const step& st = c.steps[k];
+        if (st.kind == step_kind::region) {
+            const region_data& r = c.regions[st.region];
+            for (std::size_t i = r.instances.size(); i-- > 0;) {
+                for (const std::uint32_t s : r.outputs_of(r.instances[i]))
+                    if (s != unused_slot) needed[s] = 0;
+                for (const std::uint32_t s : r.inputs_of(r.instances[i])) needed[s] = 1;
+            }
+            continue;
+        }
+        for (std::uint32_t l = st.level_end; l-- > st.level_begin;) {
+            const level_range& lv = c.levels[l];
+            for (std::uint32_t p = lv.end; p-- > lv.and_begin;) {
+                gate& g = c.gates[p];
+                if (needed[g.out] == 0) {
+                    g.kind = dead;
+                    ++dropped;
+                    continue;
+                }
+                needed[g.out] = 0;
+                needed[g.in0] = 1;
+                needed[g.in1] = 1;
+            }
+        }
+    }
+    if (dropped == 0) return 0;
+    // Compaction, in order; levels left empty go, and steps follow them.
+    std::vector<std::uint32_t> new_level(c.levels.size() + 1);
+    std::uint32_t w = 0, kept = 0;
+    for (std::size_t l = 0; l < c.levels.size(); ++l) {
+        const level_range lv = c.levels[l];
+        new_level[l] = kept;
+        const std::uint32_t and_begin = w;
+        for (std::uint32_t p = lv.and_begin; p < lv.xor_begin; ++p)
+            if (c.gates[p].kind != dead) c.gates[w++] = c.gates[p];
+        const std::uint32_t xor_begin = w;
+        for (std::uint32_t p = lv.xor_begin; p < lv.end; ++p)
+            if (c.gates[p].kind != dead) c.gates[w++] = c.gates[p];
+        if (w != and_begin) c.levels[kept++] = {and_begin, xor_begin, w};
+    }
+    new_level[c.levels.size()] = kept;
+    c.levels.resize(kept);
+    c.gates.resize(w);
+    std::vector<step> steps;
+    for (step st : c.steps) {
+        st.level_begin = new_level[st.level_begin];
+        st.level_end = new_level[st.level_end];
+        if (st.kind == step_kind::sequential && st.level_begin == st.level_end) continue;
+        if (st.kind == step_kind::sequential && !steps.empty() && steps.back().kind == step_kind::sequential &&
+            steps.back().level_end == st.level_begin)
+            steps.back().level_end = st.level_end;
+        else
+            steps.push_back(st);
+    }
+    c.steps = std::move(steps);
+    c.wire_count -= dropped;
+    return dropped;
+}
+
 inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key, std::size_t imports,
                                           const std::vector<std::uint32_t>& outputs) {
     recording r;

@@ -7,9 +7,12 @@
 //   bool r = c.eval_plain(3, 5);
 //
 // compile calls the function once with fresh secure inputs, recording every
-// operation into a builder of its own, and lays the recording out as a
-// levelled circuit. Nothing is shared between compile calls, so threads may
-// compile concurrently.
+// operation into a builder of its own. The recording is laid out as a
+// levelled circuit segment by segment while the function runs (every 2^18
+// ANDs, as a streamed run is: DESIGN §11), and the segments are joined, so
+// the peak memory is the stored circuit plus one segment rather than a whole
+// recording and its laid-out copy. Nothing is shared between compile calls,
+// so threads may compile concurrently.
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>
@@ -23,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <type_traits>
@@ -92,6 +96,64 @@ void add_output(builder& bld, const V& v) {
     bld.add_output_value(refs.data(), static_cast<std::uint32_t>(refs.size()));
 }
 
+/// Joins the segments of a compile (builder::record_compile) into one
+/// circuit as they are cut: gates, levels, steps and regions are appended,
+/// their slots already the circuit's. Peak memory is the circuit so far plus
+/// one segment's recording, instead of a whole recording and its laid-out
+/// copy at once (bench_record).
+class segment_joiner final : public segment_runner {
+public:
+    std::optional<std::vector<bool>> run(stream_segment&& s) override {
+        append(std::move(s.data));
+        return std::nullopt;
+    }
+
+    /// Appends the last segment and returns the circuit.
+    circuit_data finish(circuit_data&& last) && {
+        if (!started_) return std::move(last);  // one segment: as laid out
+        append(std::move(last));
+        all_.outputs = std::move(last.outputs);
+        all_.output_slots = std::move(last.output_slots);
+        drop_dead_gates(all_);
+        return std::move(all_);
+    }
+
+private:
+    void append(circuit_data&& d) {
+        if (!started_) {
+            started_ = true;
+            all_.inputs = std::move(d.inputs);
+            all_.input_bits = d.input_bits;
+            all_.wire_count = d.input_bits;
+        }
+        const auto g0 = static_cast<std::uint32_t>(all_.gates.size());
+        const auto l0 = static_cast<std::uint32_t>(all_.levels.size());
+        const auto r0 = static_cast<std::uint32_t>(all_.regions.size());
+        if (std::uint64_t{g0} + d.gates.size() > output_false)
+            throw usage_error("tandem::compile: the circuit exceeds 2^32 gates; stream it instead (tandem::stream)");
+        all_.gates.append(d.gates.begin(), d.gates.end());
+        d.gates.release();
+        for (const level_range& lv : d.levels) all_.levels.push_back({lv.and_begin + g0, lv.xor_begin + g0, lv.end + g0});
+        for (step st : d.steps) {
+            st.level_begin += l0;
+            st.level_end += l0;
+            if (st.kind == step_kind::region) st.region += r0;
+            step* prev = all_.steps.empty() ? nullptr : &all_.steps.back();
+            if (st.kind == step_kind::sequential && prev != nullptr && prev->kind == step_kind::sequential &&
+                prev->level_end == st.level_begin)
+                prev->level_end = st.level_end;  // a run of levels continues across the cut
+            else
+                all_.steps.push_back(st);
+        }
+        for (region_data& r : d.regions) all_.regions.push_back(std::move(r));
+        all_.wire_count += d.wire_count - d.input_bits;
+        all_.slot_count = std::max(all_.slot_count, d.slot_count);
+    }
+
+    bool started_ = false;
+    circuit_data all_;
+};
+
 template <class R>
 struct output_values {  // a single output value
     static void add(builder& bld, const R& r) { add_output(bld, r); }
@@ -115,18 +177,26 @@ auto compile(F&& f, input_t<Ps, Ts>...) {
     using R = std::remove_cvref_t<std::invoke_result_t<F&, Ts...>>;
     static_assert(!std::is_void_v<R>, "tandem::compile: the secure function must return its outputs");
 
-    detail::builder bld;
-    detail::active_builder_scope scope(bld);
-    std::tuple<Ts...> args{[&] {
-        const detail::wire_ref first = bld.add_input_value(Ps, static_cast<std::uint32_t>(value_traits<Ts>::bits));
-        std::vector<detail::wire_ref> refs(value_traits<Ts>::bits);
-        for (std::uint32_t k = 0; k < refs.size(); ++k) refs[k] = detail::builder::input_bit(first, k);
-        detail::ref_cursor cur{refs.data(), bld.serial()};
-        return value_traits<Ts>::make(cur);
-    }()...};
-    R result = std::apply(f, std::move(args));
-    detail::output_values<R>::add(bld, result);
-    return circuit<R(input_t<Ps, Ts>...)>(detail::lay_out(std::move(bld).take()));
+    // Laid out segment by segment as it is recorded (builder::record_compile):
+    // the values the function holds tell which wires later gates may read.
+    detail::segment_joiner joiner;
+    circuit_data last;
+    {
+        detail::builder bld(detail::builder::compile_segment_ands, joiner);
+        detail::active_builder_scope scope(bld);
+        std::tuple<Ts...> args{[&] {
+            const detail::wire_ref first = bld.add_input_value(Ps, static_cast<std::uint32_t>(value_traits<Ts>::bits));
+            std::vector<detail::wire_ref> refs(value_traits<Ts>::bits);
+            for (std::uint32_t k = 0; k < refs.size(); ++k) refs[k] = detail::builder::input_bit(first, k);
+            detail::ref_cursor cur{refs.data(), bld.serial()};
+            return value_traits<Ts>::make(cur);
+        }()...};
+        bld.record_compile();
+        R result = std::apply(f, std::move(args));
+        detail::output_values<R>::add(bld, result);
+        last = bld.finish_compile();
+    }
+    return circuit<R(input_t<Ps, Ts>...)>(std::move(joiner).finish(std::move(last)));
 }
 
 }  // namespace tandem

@@ -112,7 +112,7 @@ std::vector<std::uint8_t> encode_plain(const plain_type_t<T>& v) {
 template <class T>
 wire_ref enter_bits(party owner, const input_feed* feed, std::uint64_t first, std::size_t count) {
     builder* b = active_builder;
-    if (b == nullptr || !b->streaming()) internal_error("a streamed input was entered outside its streamed run");
+    if (b == nullptr || !b->streamed_run()) internal_error("a streamed input was entered outside its streamed run");
     constexpr std::size_t bits = value_traits<T>::bits;
     std::vector<std::uint8_t> plain;
     if (feed != nullptr && *feed) {
@@ -148,7 +148,7 @@ public:
 
     T operator[](std::size_t i) const {
         state& s = *s_;
-        if (detail::active_builder == nullptr || !detail::active_builder->streaming() || s.run_serial != detail::active_builder->serial())
+        if (detail::active_builder == nullptr || !detail::active_builder->streamed_run() || s.run_serial != detail::active_builder->serial())
             throw usage_error("tandem::sequence: read outside the streamed run it belongs to (was it kept after the "
                               "function returned, or passed to another thread?)");
         if (i >= s.length)
@@ -560,7 +560,7 @@ plain_type_t<V> open(const V& x) {
 template <class V>
 std::optional<plain_type_t<V>> open(const V& x, reveal who) {
     detail::builder* b = detail::active_builder;
-    if (b == nullptr || !b->streaming())
+    if (b == nullptr || !b->streamed_run())
         throw usage_error("tandem::open: values can be opened only inside a streamed function (tandem::stream); a "
                           "compiled circuit reveals its outputs at the end");
     if (b->in_instance())
