@@ -11,7 +11,9 @@
 //    circuits pays for fresh memory once (bench_record: ~40 % of a compile).
 // Smaller blocks, and platforms without mmap, use the ordinary allocator.
 // A big_vector grows a mapped block with mremap (no copy, never old and new
-// at once) or into a cached block (resident already, no zeroing).
+// at once) or into a cached block (resident already, no zeroing); the block
+// it leaves is not wiped, so arrays of secrets are never grown in place
+// (session/stream.hpp copies labels into a new array and wipes the old).
 
 // Reused blocks are not cleared: big_vector holds public circuit data, or
 // label arrays that gc/ wipes before freeing them.
