@@ -190,6 +190,17 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr) {
     return out;
 }
 
+/// Appends `st` to `steps`, extending the last step instead when both are
+/// runs of sequential levels that meet (a run continues across a cut, or
+/// across levels that emptied).
+inline void append_step(std::vector<step>& steps, const step& st) {
+    if (st.kind == step_kind::sequential && !steps.empty() && steps.back().kind == step_kind::sequential &&
+        steps.back().level_end == st.level_begin)
+        steps.back().level_end = st.level_end;
+    else
+        steps.push_back(st);
+}
+
 /// Drops the gates of a laid-out circuit whose results nothing reads, by
 /// liveness of slots, backwards in execution order: a gate lives if a living
 /// gate, region instance or output reads its slot before the slot is written
@@ -252,11 +263,7 @@ inline std::uint64_t drop_dead_gates(circuit_data& c) {
         st.level_begin = new_level[st.level_begin];
         st.level_end = new_level[st.level_end];
         if (st.kind == step_kind::sequential && st.level_begin == st.level_end) continue;
-        if (st.kind == step_kind::sequential && !steps.empty() && steps.back().kind == step_kind::sequential &&
-            steps.back().level_end == st.level_begin)
-            steps.back().level_end = st.level_end;
-        else
-            steps.push_back(st);
+        append_step(steps, st);
     }
     c.steps = std::move(steps);
     c.wire_count -= dropped;

@@ -111,9 +111,9 @@ public:
     /// Appends the last segment and returns the circuit.
     circuit_data finish(circuit_data&& last) && {
         if (!started_) return std::move(last);  // one segment: as laid out
-        append(std::move(last));
         all_.outputs = std::move(last.outputs);
         all_.output_slots = std::move(last.output_slots);
+        append(std::move(last));
         drop_dead_gates(all_);
         return std::move(all_);
     }
@@ -138,12 +138,7 @@ private:
             st.level_begin += l0;
             st.level_end += l0;
             if (st.kind == step_kind::region) st.region += r0;
-            step* prev = all_.steps.empty() ? nullptr : &all_.steps.back();
-            if (st.kind == step_kind::sequential && prev != nullptr && prev->kind == step_kind::sequential &&
-                prev->level_end == st.level_begin)
-                prev->level_end = st.level_end;  // a run of levels continues across the cut
-            else
-                all_.steps.push_back(st);
+            append_step(all_.steps, st);
         }
         for (region_data& r : d.regions) all_.regions.push_back(std::move(r));
         all_.wire_count += d.wire_count - d.input_bits;
