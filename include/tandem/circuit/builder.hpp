@@ -328,7 +328,7 @@ public:
     /// values declared with add_output_value (nothing is carried).
     circuit_data finish_compile() {
         if (!compile_ || region_) internal_error("finish_compile() on a builder that does not compile by segments");
-        return lay_out_segment(std::move(rec_), pool_);
+        return lay_out_segment(std::move(rec_), pool_, false, 0);
     }
 
     /// Re-points a linked member at a (shorter) range of its references,
@@ -382,7 +382,7 @@ public:
         if (region_) internal_error("segment cut inside a parallel region");
         cut_pending_ = false;
         const std::size_t n_wires = std::size_t{rec_.first_gate_wire()} + rec_.gates.size();
-        carry_of_.assign(n_wires, 0);
+        if (carry_of_.size() < n_wires) carry_of_.resize(n_wires, 0);  // all zero: reset after each walk
         std::vector<std::uint32_t> wires;
         std::size_t live_refs = 0;
         for (live_link* l = live_.next_; l != nullptr; l = l->next_) {
@@ -400,6 +400,7 @@ public:
                 r = wire_ref{(c << 1) | (r.v & 1u)};
             }
         }
+        for (const std::uint32_t w : wires) carry_of_[w] = 0;
         const auto n_carried = static_cast<std::uint32_t>(wires.size());
         rec_.outputs.assign(1, {party::alice, 0, n_carried});
         for (const std::uint32_t w : wires) ++rec_.uses(w);
@@ -411,10 +412,13 @@ public:
         pending_inputs_.clear();
         seg.carried = n_carried;
         seg.open = who;
-        seg.data = lay_out_segment(std::move(rec_), pool_);
+        seg.data = lay_out_segment(std::move(rec_), pool_, !compile_, n_carried);
         seg.and_gates = executed_ands(seg.data);  // what runs: dead gates are gone
-        // The next segment's inputs are the carried wires, where they are.
+        // The next segment's inputs are the carried wires, where they are; it
+        // records into the same gate storage (lay_out emptied it).
+        chunked_vector<recorded_gate> storage = std::move(rec_.gates);
         rec_ = recording{};
+        rec_.gates = std::move(storage);
         rec_.input_bits = n_carried;
         rec_.input_slots.assign(seg.data.output_slots.begin(), seg.data.output_slots.begin() + n_carried);
         rec_.input_uses.assign(std::size_t{n_carried} + 1, 0);
@@ -631,7 +635,11 @@ private:
     std::uint32_t emit(gate_kind kind, std::uint32_t x, std::uint32_t y) {
         if (in_instance()) return emit_in_instance(kind, x, y);
         const bool is_and = kind == gate_kind::and_gate;
-        std::uint32_t lvl = std::max(level(x), level(y)) + (is_and ? 1u : 0u);
+        // Each operand's record is looked up once, for its level and its use count.
+        const std::uint32_t first = rec_.first_gate_wire();
+        recorded_gate* const gx = x >= first ? &rec_.gates[x - first] : nullptr;
+        recorded_gate* const gy = y >= first ? &rec_.gates[y - first] : nullptr;
+        std::uint32_t lvl = std::max(gx != nullptr ? gx->level() : 0u, gy != nullptr ? gy->level() : 0u) + (is_and ? 1u : 0u);
         // Segments: no gate goes below the current segment's floor (see segment_ands).
         lvl = std::max(lvl, floor_ + (is_and ? 1u : 0u));
         if (is_and && ++segment_and_count_ == segment_ands_) {
@@ -642,9 +650,9 @@ private:
         const std::uint32_t id = next_wire_id();
         if (lvl > recorded_gate::max_level)
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
+        ++(gx != nullptr ? gx->uses : rec_.input_uses[x]);  // before the push: it may move the records
+        if (y != x) ++(gy != nullptr ? gy->uses : rec_.input_uses[y]);  // a NOT reads its operand once
         rec_.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0});
-        ++rec_.uses(x);
-        if (y != x) ++rec_.uses(y);  // a NOT reads its operand once
         rec_.max_level = std::max(rec_.max_level, lvl);
         return id;
     }
@@ -701,8 +709,9 @@ private:
     /// outputs the given instance gates; levels by AND depth.
     static circuit_data lay_out_body(const std::vector<std::uint32_t>& key, std::size_t imports,
                                      const std::vector<std::uint32_t>& outputs);
-    /// Lays out a streamed segment on the run's slots (layout.hpp).
-    static circuit_data lay_out_segment(recording&& rec, slot_pool& pool);
+    /// Lays out a segment on the run's slots (layout.hpp): a streamed run's
+    /// with a fresh slot per gate, keeping the first `kept` outputs' slots.
+    static circuit_data lay_out_segment(recording&& rec, slot_pool& pool, bool fresh_slots, std::uint32_t kept);
 
     // Levelling is ASAP within segments of `segment_ands` ANDs in record
     // order; each segment starts at the last level of the one before. Without

@@ -15,7 +15,9 @@
 //     *next* level on, so no gate of a level overwrites a slot another gate
 //     of that level still reads — FGP may run a level's ANDs in any order.
 // Passes 1 and 2 touch the operands of a gate near it in record order, pass 3
-// near it in levelled order, so lookups hit recently used memory.
+// near it in levelled order, so lookups hit recently used memory. A streamed
+// run's segment skips pass 3: pass 2 gives each gate a fresh slot instead
+// (lay_out_fresh below).
 #pragma once
 
 #include <tandem/circuit/builder.hpp>
@@ -27,10 +29,84 @@
 
 namespace tandem::detail {
 
-/// With `pool` (a streamed segment, DESIGN §11), input bit k already sits in
-/// slot rec.input_slots[k], slots come from and return to the run's pool, and
+/// Pass 2 of a streamed segment (lay_out with fresh_slots): levels the live
+/// gates into their buckets in record order, each taking a slot from `pool`;
+/// renames operands, region wire maps and outputs to slots; then returns
+/// every slot of the segment to the pool but those of the first `kept`
+/// outputs. Releasing in decreasing order makes the next segment take them
+/// back in increasing order.
+inline void lay_out_fresh(recording& rec, slot_pool& pool, const std::vector<std::uint32_t>& bucket_start,
+                          std::uint32_t kept, circuit_data& out) {
+    const std::uint32_t n_in = rec.input_bits;
+    const std::uint32_t first = rec.first_gate_wire();
+    chunked_vector<recorded_gate>& gates = rec.gates;
+    const std::size_t n_gates = gates.size();
+    const auto slot = [&](std::uint32_t w) { return w >= first ? gates[w - first].not_of : rec.input_slots[w - 1]; };
+    std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
+    for (std::size_t g = 0; g < n_gates; ++g) {
+        recorded_gate& x = gates[g];
+        if (x.uses == 0) {  // dead, or a region output nobody reads
+            x.not_of = unused_slot;
+            continue;
+        }
+        const std::uint32_t s = pool.take();
+        x.not_of = s;
+        if (x.is_region_output()) continue;
+        const std::uint32_t p = next[2 * std::size_t{x.level()} + (x.kind() == gate_kind::and_gate ? 0 : 1)]++;
+        out.gates[p] = gate{slot(x.in0), slot(x.in1), s, x.kind()};
+    }
+    out.output_slots.reserve(rec.output_wires.size());
+    for (const std::uint32_t w : rec.output_wires)
+        out.output_slots.push_back(w == output_false || w == output_true ? w : slot(w));
+    out.regions.resize(rec.regions.size());
+    for (std::size_t k = 0; k < rec.regions.size(); ++k) {
+        recorded_region& rr = rec.regions[k];
+        region_data& rd = out.regions[k];
+        for (const recorded_region::instance& i : rr.instances) {
+            rd.instances.push_back({i.body, static_cast<std::uint32_t>(rd.wire_map.size())});
+            for (const std::uint32_t w : i.imports) rd.wire_map.push_back(slot(w));
+            const auto n_outputs = static_cast<std::uint32_t>(rr.bodies[i.body].output_slots.size());
+            for (std::uint32_t j = 0; j < n_outputs; ++j) rd.wire_map.push_back(slot(i.first_output + j));
+        }
+        rd.name = std::move(rr.name);
+        rd.bodies = std::move(rr.bodies);
+    }
+    // Release: mark the carried wires (their use counts are not needed any more).
+    constexpr std::uint32_t carried = 0xFFFFFFFFu;
+    for (std::uint32_t k = 0; k < kept; ++k) {
+        const std::uint32_t w = rec.output_wires[k];
+        (w >= first ? gates[w - first].uses : rec.input_uses[w]) = carried;
+    }
+    std::vector<std::uint32_t>& free = pool.free;
+    std::size_t n_free = free.size();
+    free.resize(n_free + n_gates + n_in);
+    for (std::size_t g = n_gates; g-- > 0;) {
+        const recorded_gate& x = gates[g];
+        free[n_free] = x.not_of;
+        n_free += x.uses != 0 && x.uses != carried ? 1 : 0;
+    }
+    for (std::uint32_t k = n_in; k >= 1; --k) {
+        free[n_free] = rec.input_slots[k - 1];
+        n_free += rec.input_uses[k] != carried ? 1 : 0;
+    }
+    free.resize(n_free);
+}
+
+/// With `pool` (a segment, DESIGN §11), input bit k already sits in slot
+/// rec.input_slots[k], slots come from and return to the run's pool, and
 /// slot_count is the pool's size; without it, input bit k starts in slot k.
-inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr) {
+///
+/// `fresh_slots` (a streamed run's segment; needs `pool`) replaces pass 3:
+/// pass 2 gives every live gate a slot of its own as it places it, and at the
+/// end every slot the segment used goes back to the pool except those of the
+/// first `kept` outputs (the carried wires). No slot is reused inside the
+/// segment, so no gate can overwrite a wire another still reads, in any
+/// order; the run's slots number what is carried plus one segment's gates
+/// (bounded by K, not by the function's size), and layout skips the
+/// reference-counting pass. A compile keeps pass 3: its slot count is the
+/// stored circuit's working set for every later run.
+inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fresh_slots = false,
+                            std::uint32_t kept = 0) {
     const std::uint32_t n_in = rec.input_bits;
     const std::uint32_t first = rec.first_gate_wire();
     const std::size_t n_gates = rec.gates.size();
@@ -64,11 +140,14 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr) {
         std::uint32_t slot;
     };
     // Region outputs are nodes n_in + n_live + k, k in record order.
-    big_vector<node_state> ns(std::size_t{n_in} + n_live + n_region_outputs);
-    for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.input_uses[k + 1], pool ? rec.input_slots[k] : k};
+    big_vector<node_state> ns;
     circuit_data out;
     out.gates.resize(n_live);
-    {
+    if (fresh_slots) {
+        lay_out_fresh(rec, *pool, bucket_start, kept, out);
+    } else {
+        ns.resize(std::size_t{n_in} + n_live + n_region_outputs);
+        for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.input_uses[k + 1], pool ? rec.input_slots[k] : k};
         // The node of each placed gate goes into its (now unused) not_of field.
         std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
         const auto node = [&](std::uint32_t w) { return w >= first ? gates[w - first].not_of : w - 1; };
@@ -94,7 +173,8 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr) {
                 i.first_output = node(i.first_output);
             }
     }
-    gates.clear();  // free the recording before the next allocation
+    if (pool != nullptr) gates.clear_keep_first();  // the next segment records into the same storage
+    else gates.clear();                             // free the recording before the next allocation
 
     // Steps: runs of levels with gates, cut by the levels regions occupy.
     std::size_t next_region = 0;
@@ -110,6 +190,15 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr) {
         if (out.steps.empty() || out.steps.back().kind != step_kind::sequential)
             out.steps.push_back({step_kind::sequential, n_levels, n_levels});
         out.steps.back().level_end = n_levels + 1;
+    }
+
+    if (fresh_slots) {
+        out.inputs = std::move(rec.inputs);
+        out.outputs = std::move(rec.outputs);
+        out.input_bits = n_in;
+        out.slot_count = pool->count;
+        out.wire_count = std::uint64_t{n_in} + n_live + n_region_outputs;
+        return out;
     }
 
     // 3. Slots.
@@ -297,6 +386,8 @@ inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key,
     return lay_out(std::move(r));
 }
 
-inline circuit_data builder::lay_out_segment(recording&& rec, slot_pool& pool) { return lay_out(std::move(rec), &pool); }
+inline circuit_data builder::lay_out_segment(recording&& rec, slot_pool& pool, bool fresh_slots, std::uint32_t kept) {
+    return lay_out(std::move(rec), &pool, fresh_slots, kept);
+}
 
 }  // namespace tandem::detail

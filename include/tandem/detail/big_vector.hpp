@@ -337,6 +337,13 @@ public:
         chunks_.clear();
         size_ = 0;
     }
+    /// Empties it but keeps the first chunk's storage, for the next recording
+    /// of similar size (a streamed run's segments): no regrowth, no copies.
+    void clear_keep_first() noexcept {
+        if (chunks_.size() > 1) chunks_.resize(1);
+        if (!chunks_.empty()) chunks_.front().clear();
+        size_ = 0;
+    }
 
 private:
     std::vector<big_vector<T>> chunks_;

@@ -22,7 +22,8 @@
 //                  never a wrong value
 //
 // One label array per party for the whole run, indexed by the run's slots
-// (their number is what is live at once, not the function's size); tweaks
+// (their number is what is carried plus one segment's gates, not the
+// function's size: circuit/layout.hpp, lay_out_fresh); tweaks
 // continue across segments and runs under the session's Δ.
 #pragma once
 
@@ -174,10 +175,12 @@ protected:
     }
 
     /// Makes room for the segment's slots. Grows by copying into a new array
-    /// and wiping the old one, so no label is left in freed memory.
+    /// and wiping the old one, so no label is left in freed memory. A mapped
+    /// array takes its whole block (whole huge pages), so it rarely grows twice.
     void make_room(std::uint32_t slots) {
         if (labels_.size() >= slots) return;
-        gc::detail::label_array bigger(std::max<std::size_t>(slots, labels_.size() + labels_.size() / 2));
+        const std::size_t want = std::max<std::size_t>(slots, labels_.size() + labels_.size() / 2);
+        gc::detail::label_array bigger(big_allocator<block>::mapped_size(want) / sizeof(block));
         std::copy(labels_.begin(), labels_.end(), bigger.begin());
         wipe_all(labels_);
         labels_.swap(bigger);
