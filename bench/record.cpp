@@ -33,13 +33,21 @@ tandem::circuit<> record_chain(int products) {
         tandem::input<tandem::party::alice, std::array<u64, width>>, tandem::input<tandem::party::bob, u64>);
 }
 
+/// Bytes a laid-out circuit's own arrays hold (gates, levels, steps, layouts, region maps).
+double stored_bytes(const tandem::circuit_data& d) {
+    double bytes = d.gates.size() * sizeof(tandem::gate) + d.levels.size() * sizeof(tandem::level_range) +
+                   d.steps.size() * sizeof(tandem::step) + d.output_slots.size() * sizeof(std::uint32_t) +
+                   (d.inputs.size() + d.outputs.size()) * sizeof(tandem::value_layout);
+    for (const tandem::region_data& r : d.regions) {
+        bytes += r.wire_map.size() * sizeof(std::uint32_t) + r.instances.size() * sizeof(tandem::region_instance);
+        for (const tandem::circuit_data& b : r.bodies) bytes += stored_bytes(b);
+    }
+    return bytes;
+}
+
 /// Bytes the circuit's own arrays hold, per stored gate.
 double bytes_per_gate(const tandem::circuit<>& c) {
-    const tandem::circuit_data& d = c.data();
-    const double bytes = d.gates.size() * sizeof(tandem::gate) + d.levels.size() * sizeof(tandem::level_range) +
-                         d.steps.size() * sizeof(tandem::step) + d.output_slots.size() * sizeof(std::uint32_t) +
-                         (d.inputs.size() + d.outputs.size()) * sizeof(tandem::value_layout);
-    return bytes / static_cast<double>(d.gates.size());
+    return stored_bytes(c.data()) / static_cast<double>(c.data().gates.size());
 }
 
 /// Seconds spent running the function (recording) and laying the whole
@@ -65,17 +73,6 @@ std::pair<double, double> record_then_layout(int products) {
     const tandem::circuit<> c(tandem::detail::lay_out(std::move(bld).take()));
     const auto t2 = clock::now();
     return {std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count()};
-}
-
-/// Bytes a laid-out circuit holds (gates, levels, steps, layouts, region maps).
-double stored_bytes(const tandem::circuit_data& d) {
-    double bytes = d.gates.size() * sizeof(tandem::gate) + d.levels.size() * sizeof(tandem::level_range) +
-                   d.steps.size() * sizeof(tandem::step) + d.output_slots.size() * sizeof(std::uint32_t);
-    for (const tandem::region_data& r : d.regions) {
-        bytes += r.wire_map.size() * sizeof(std::uint32_t) + r.instances.size() * sizeof(tandem::region_instance);
-        for (const tandem::circuit_data& b : r.bodies) bytes += stored_bytes(b);
-    }
-    return bytes;
 }
 
 /// The mul64 workload of bench_scale (Σ x_i·y_j over 136 64-bit values per

@@ -607,11 +607,6 @@ private:
         return static_cast<std::uint32_t>(id);
     }
 
-    /// AND depth of an outer wire: 0 for the constant and the inputs.
-    std::uint32_t level(std::uint32_t w) const noexcept {
-        return w < rec_.first_gate_wire() ? 0 : rec_.gates[w - rec_.first_gate_wire()].level();
-    }
-
     /// The cached NOT gate of wire w (0 if none yet).
     std::uint32_t& not_of(std::uint32_t w) {
         if (in_instance()) {

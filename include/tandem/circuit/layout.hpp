@@ -29,6 +29,11 @@
 
 namespace tandem::detail {
 
+/// The bucket a live gate is levelled into: its level's ANDs, then its XORs and NOTs.
+inline std::size_t bucket_of(const recorded_gate& x) noexcept {
+    return 2 * std::size_t{x.level()} + (x.kind() == gate_kind::and_gate ? 0 : 1);
+}
+
 /// Pass 2 of a streamed segment (lay_out with fresh_slots): levels the live
 /// gates into their buckets in record order, each taking a slot from `pool`;
 /// renames operands, region wire maps and outputs to slots; then returns
@@ -52,7 +57,7 @@ inline void lay_out_fresh(recording& rec, slot_pool& pool, const std::vector<std
         const std::uint32_t s = pool.take();
         x.not_of = s;
         if (x.is_region_output()) continue;
-        const std::uint32_t p = next[2 * std::size_t{x.level()} + (x.kind() == gate_kind::and_gate ? 0 : 1)]++;
+        const std::uint32_t p = next[bucket_of(x)]++;
         out.gates[p] = gate{slot(x.in0), slot(x.in1), s, x.kind()};
     }
     out.output_slots.reserve(rec.output_wires.size());
@@ -112,9 +117,6 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
     const std::size_t n_gates = rec.gates.size();
     chunked_vector<recorded_gate>& gates = rec.gates;
     const auto is_wire = [](std::uint32_t w) { return w != output_false && w != output_true; };
-    const auto bucket_of = [](const recorded_gate& x) {
-        return 2 * std::size_t{x.level()} + (x.kind() == gate_kind::and_gate ? 0 : 1);
-    };
 
     // 1. Dead gates out, live gates counted per bucket.
     const std::size_t n_buckets = 2 * (std::size_t{rec.max_level} + 1);
@@ -192,89 +194,83 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
         out.steps.back().level_end = n_levels + 1;
     }
 
-    if (fresh_slots) {
-        out.inputs = std::move(rec.inputs);
-        out.outputs = std::move(rec.outputs);
-        out.input_bits = n_in;
-        out.slot_count = pool->count;
-        out.wire_count = std::uint64_t{n_in} + n_live + n_region_outputs;
-        return out;
-    }
-
-    // 3. Slots.
-    std::vector<std::uint32_t> own_free, released;
+    // 3. Slots (a fresh segment has them from pass 2).
     std::uint32_t own_count = n_in;
-    std::vector<std::uint32_t>& free_slots = pool ? pool->free : own_free;
-    std::uint32_t& slot_count = pool ? pool->count : own_count;
-    for (std::uint32_t k = 0; k < n_in; ++k)
-        if (ns[k].reads_left == 0) free_slots.push_back(ns[k].slot);
-    const auto read = [&](std::uint32_t node) {
-        node_state& s = ns[node];
-        if (--s.reads_left == 0) released.push_back(s.slot);
-        return s.slot;
-    };
-    const auto new_slot = [&] {
-        if (pool) return pool->take();
-        if (free_slots.empty()) return slot_count++;
-        const std::uint32_t s = free_slots.back();
-        free_slots.pop_back();
-        return s;
-    };
-    const auto next_step = [&] {  // slots released by one step are reused from the next on
-        free_slots.insert(free_slots.end(), released.begin(), released.end());
-        released.clear();
-    };
-    out.regions.resize(rec.regions.size());
-    for (const step& st : out.steps) {
-        if (st.kind == step_kind::region) {
-            // Instances read their inputs, then write their outputs to fresh
-            // slots: no output lands where any instance of the region still reads.
-            next_step();
-            recorded_region& rr = rec.regions[st.region];
-            region_data& rd = out.regions[st.region];
-            std::vector<std::uint32_t> input_slots;
-            for (const recorded_region::instance& i : rr.instances)
-                for (const std::uint32_t w : i.imports) input_slots.push_back(read(w));
-            std::size_t next_input = 0;
-            for (const recorded_region::instance& i : rr.instances) {
-                rd.instances.push_back({i.body, static_cast<std::uint32_t>(rd.wire_map.size())});
-                rd.wire_map.insert(rd.wire_map.end(), input_slots.begin() + next_input,
-                                   input_slots.begin() + next_input + i.imports.size());
-                next_input += i.imports.size();
-                const auto n_outputs = static_cast<std::uint32_t>(rr.bodies[i.body].output_slots.size());
-                for (std::uint32_t j = 0; j < n_outputs; ++j) {
-                    node_state& o = ns[i.first_output + j];
-                    o.slot = o.reads_left == 0 ? unused_slot : new_slot();
-                    rd.wire_map.push_back(o.slot);
+    if (!fresh_slots) {
+        std::vector<std::uint32_t> own_free, released;
+        std::vector<std::uint32_t>& free_slots = pool ? pool->free : own_free;
+        std::uint32_t& slot_count = pool ? pool->count : own_count;
+        for (std::uint32_t k = 0; k < n_in; ++k)
+            if (ns[k].reads_left == 0) free_slots.push_back(ns[k].slot);
+        const auto read = [&](std::uint32_t node) {
+            node_state& s = ns[node];
+            if (--s.reads_left == 0) released.push_back(s.slot);
+            return s.slot;
+        };
+        const auto new_slot = [&] {
+            if (pool) return pool->take();
+            if (free_slots.empty()) return slot_count++;
+            const std::uint32_t s = free_slots.back();
+            free_slots.pop_back();
+            return s;
+        };
+        const auto next_step = [&] {  // slots released by one step are reused from the next on
+            free_slots.insert(free_slots.end(), released.begin(), released.end());
+            released.clear();
+        };
+        out.regions.resize(rec.regions.size());
+        for (const step& st : out.steps) {
+            if (st.kind == step_kind::region) {
+                // Instances read their inputs, then write their outputs to fresh
+                // slots: no output lands where any instance of the region still reads.
+                next_step();
+                recorded_region& rr = rec.regions[st.region];
+                region_data& rd = out.regions[st.region];
+                std::vector<std::uint32_t> input_slots;
+                for (const recorded_region::instance& i : rr.instances)
+                    for (const std::uint32_t w : i.imports) input_slots.push_back(read(w));
+                std::size_t next_input = 0;
+                for (const recorded_region::instance& i : rr.instances) {
+                    rd.instances.push_back({i.body, static_cast<std::uint32_t>(rd.wire_map.size())});
+                    rd.wire_map.insert(rd.wire_map.end(), input_slots.begin() + next_input,
+                                       input_slots.begin() + next_input + i.imports.size());
+                    next_input += i.imports.size();
+                    const auto n_outputs = static_cast<std::uint32_t>(rr.bodies[i.body].output_slots.size());
+                    for (std::uint32_t j = 0; j < n_outputs; ++j) {
+                        node_state& o = ns[i.first_output + j];
+                        o.slot = o.reads_left == 0 ? unused_slot : new_slot();
+                        rd.wire_map.push_back(o.slot);
+                    }
+                }
+                rd.name = std::move(rr.name);
+                rd.bodies = std::move(rr.bodies);
+                continue;
+            }
+            for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
+                const level_range& lv = out.levels[l];
+                next_step();
+                for (std::uint32_t p = lv.and_begin; p < lv.end; ++p) {
+                    gate& g = out.gates[p];
+                    const std::uint32_t a = read(g.in0);
+                    g.in1 = g.in1 != g.in0 ? read(g.in1) : a;
+                    g.in0 = a;
+                    const std::uint32_t s = new_slot();
+                    ns[n_in + p] = {g.out, s};
+                    g.out = s;
                 }
             }
-            rd.name = std::move(rr.name);
-            rd.bodies = std::move(rr.bodies);
-            continue;
         }
-        for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
-            const level_range& lv = out.levels[l];
-            next_step();
-            for (std::uint32_t p = lv.and_begin; p < lv.end; ++p) {
-                gate& g = out.gates[p];
-                const std::uint32_t a = read(g.in0);
-                g.in1 = g.in1 != g.in0 ? read(g.in1) : a;
-                g.in0 = a;
-                const std::uint32_t s = new_slot();
-                ns[n_in + p] = {g.out, s};
-                g.out = s;
-            }
-        }
-    }
 
-    next_step();  // a segment's last releases are free for the next one
+        next_step();  // a segment's last releases are free for the next one
+
+        out.output_slots.reserve(rec.output_wires.size());
+        for (std::uint32_t w : rec.output_wires) out.output_slots.push_back(is_wire(w) ? ns[w].slot : w);
+    }
 
     out.inputs = std::move(rec.inputs);
     out.outputs = std::move(rec.outputs);
-    out.output_slots.reserve(rec.output_wires.size());
-    for (std::uint32_t w : rec.output_wires) out.output_slots.push_back(is_wire(w) ? ns[w].slot : w);
     out.input_bits = n_in;
-    out.slot_count = slot_count;
+    out.slot_count = pool ? pool->count : own_count;
     out.wire_count = std::uint64_t{n_in} + n_live + n_region_outputs;
     return out;
 }
