@@ -180,7 +180,8 @@ int main(int argc, char** argv) {
         bench::record r("garble", "aes_fixed_key");
         r.add("seconds", bench::median(aes_t)).add("seconds_min", bench::minimum(aes_t)).add("reps", opt.reps)
             .add("blocks_per_s", aes_rate).add("garble_bound_and_per_s", aes_rate / 4)
-            .add("evaluate_bound_and_per_s", aes_rate / 2).add("vaes", TANDEM_VAES);
+            .add("evaluate_bound_and_per_s", aes_rate / 2)
+            .add_string("isa", tandem::to_string(tandem::active_aes_isa()));
         std::cout << r.json() << "\n";
         bench::record q("garble", "mitccr_hash_alone");
         q.add("seconds", bench::median(hash_t)).add("seconds_min", bench::minimum(hash_t)).add("reps", opt.reps)
@@ -188,7 +189,7 @@ int main(int argc, char** argv) {
         std::cout << q.json() << "\n";
     } else {
         std::printf("fixed-key AES (%s): %.0f M blocks/s -> bound %.1f M AND/s garbling, %.1f M AND/s evaluating\n",
-                    TANDEM_VAES ? "VAES" : "AES-NI", aes_rate / 1e6, aes_rate / 4e6, aes_rate / 2e6);
+                    tandem::to_string(tandem::active_aes_isa()), aes_rate / 1e6, aes_rate / 4e6, aes_rate / 2e6);
         std::printf("re-keyed hash alone (garbler batches of 8 ANDs): %.1f M AND/s\n", hash_and_rate / 1e6);
     }
 

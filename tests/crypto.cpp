@@ -2,13 +2,18 @@
 // each other, the PRG and the hash.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+
+#include "isa.hpp"
+
 #include <tandem/crypto/aes.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 
+#include <cstdlib>
 #include <string>
 
 using namespace tandem;
+using tandem::test::for_each_isa;
 
 namespace {
 block from_hex(const std::string& hex) {
@@ -38,37 +43,73 @@ TEST_CASE("crypto.aes.fips197") {
 }
 
 TEST_CASE("crypto.aes.batched_paths_agree") {
-    prg rng(block(0, 42));
-    const aes_key key(rng.next());
-    block b[21], ref[21];
-    rng.fill(b, 21);
-    for (int i = 0; i < 21; ++i) ref[i] = key.encrypt(b[i]);
-    key.encrypt(b, 21);
-    for (int i = 0; i < 21; ++i) CHECK(b[i] == ref[i]);
+    for_each_isa([](aes_isa) {
+        prg rng(block(0, 42));
+        const aes_key key(rng.next());
+        block b[21], ref[21];
+        rng.fill(b, 21);
+        for (int i = 0; i < 21; ++i) ref[i] = key.encrypt(b[i]);
+        key.encrypt(b, 21);
+        for (int i = 0; i < 21; ++i) CHECK(b[i] == ref[i]);
 
-    // Many keys, expanded on the fly: AES-NI form, VAES form (when compiled), one key at a time.
-    constexpr std::size_t N = 16, C = 2;
-    block keys[N], x[C * N], y[C * N], z[C * N];
-    rng.fill(keys, N);
-    rng.fill(x, C * N);
-    std::copy(x, x + C * N, y);
-    std::copy(x, x + C * N, z);
-    multi_key_encrypt_aesni<N, C>(keys, x);
-    multi_key_encrypt_scalar(keys, N, C, y);
-    multi_key_encrypt<N, C>(keys, z);
-    for (std::size_t i = 0; i < C * N; ++i) {
-        CHECK(x[i] == y[i]);
-        CHECK(z[i] == y[i]);
+        // Many keys, expanded on the fly: AES-NI form, VAES form (when compiled), one key at a time.
+        constexpr std::size_t N = 16, C = 2;
+        block keys[N], x[C * N], y[C * N], z[C * N];
+        rng.fill(keys, N);
+        rng.fill(x, C * N);
+        std::copy(x, x + C * N, y);
+        std::copy(x, x + C * N, z);
+        multi_key_encrypt_aesni<N, C>(keys, x);
+        multi_key_encrypt_scalar(keys, N, C, y);
+        multi_key_encrypt<N, C>(keys, z);
+        for (std::size_t i = 0; i < C * N; ++i) {
+            CHECK(x[i] == y[i]);
+            CHECK(z[i] == y[i]);
+        }
+        // The FIPS-197 vector through the multi-key path.
+        block k[4] = {from_hex("000102030405060708090a0b0c0d0e0f"), keys[1], keys[2], keys[3]};
+        block p[4] = {from_hex("00112233445566778899aabbccddeeff"), x[1], x[2], x[3]};
+        block q[4] = {p[0], p[1], p[2], p[3]};
+        multi_key_encrypt<4, 1>(k, p);
+        CHECK(to_hex(p[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
+        multi_key_encrypt_aesni<4, 1>(k, q);
+        CHECK(to_hex(q[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
+    });
+}
+
+TEST_CASE("crypto.isa.choice") {
+    // The chosen set is one this CPU runs; forcing either works or says why not.
+    CHECK(cpu_supports(active_aes_isa()));
+    CHECK(cpu_supports(aes_isa::aesni));
+    const aes_isa before = active_aes_isa();
+    for (const aes_isa isa : {aes_isa::aesni, aes_isa::vaes}) {
+        if (cpu_supports(isa)) {
+            use_aes_isa(isa);
+            CHECK(active_aes_isa() == isa);
+        } else {
+            CHECK_THROWS_WITH_AS(use_aes_isa(isa), doctest::Contains("cannot run"), usage_error);
+        }
     }
-    // The FIPS-197 vector through the multi-key path.
-    block k[4] = {from_hex("000102030405060708090a0b0c0d0e0f"), keys[1], keys[2], keys[3]};
-    block p[4] = {from_hex("00112233445566778899aabbccddeeff"), x[1], x[2], x[3]};
-    block q[4] = {p[0], p[1], p[2], p[3]};
-    multi_key_encrypt<4, 1>(k, p);
-    CHECK(to_hex(p[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
-    multi_key_encrypt_aesni<4, 1>(k, q);
-    CHECK(to_hex(q[0]) == "69c4e0d86a7b0430d8cdb78070b4c55a");
-    MESSAGE("multi-key AES path: " << std::string(TANDEM_VAES ? "VAES (512-bit)" : "AES-NI (128-bit)"));
+    use_aes_isa(before);
+    // TANDEM_ISA is read by every engine's entry check: a value tandem does
+    // not know is refused with the values it does.
+    const char* old = std::getenv("TANDEM_ISA");
+    const std::string saved = old ? old : "";
+    ::setenv("TANDEM_ISA", "avx9000", 1);
+    CHECK_THROWS_WITH_AS(detail::require_aes_instructions(), doctest::Contains("use aesni, vaes or auto"),
+                         usage_error);
+    ::setenv("TANDEM_ISA", "aesni", 1);
+    CHECK_NOTHROW(detail::require_aes_instructions());
+    ::setenv("TANDEM_ISA", "vaes", 1);
+    if (cpu_supports(aes_isa::vaes))
+        CHECK_NOTHROW(detail::require_aes_instructions());
+    else
+        CHECK_THROWS_WITH_AS(detail::require_aes_instructions(), doctest::Contains("lacks VAES"), usage_error);
+    if (old)
+        ::setenv("TANDEM_ISA", saved.c_str(), 1);
+    else
+        ::unsetenv("TANDEM_ISA");
+    MESSAGE("AES kernels chosen for this CPU: " << to_string(before));
 }
 
 TEST_CASE("crypto.prg") {
@@ -84,70 +125,76 @@ TEST_CASE("crypto.prg") {
 }
 
 TEST_CASE("crypto.hash.batched_equals_scalar") {
-    prg rng(block(7, 7));
-    const mitccr_hash h(rng.next());
-    constexpr std::size_t N = 32;
-    block x[2 * N], y[2 * N];
-    rng.fill(x, 2 * N);
-    std::copy(x, x + 2 * N, y);
-    h.hash<N, 2>(1000, x);
-    h.hash(1000, N, 2, y);
-    for (std::size_t i = 0; i < 2 * N; ++i) CHECK(x[i] == y[i]);
-    // Definition: H(x, j) = AES_{S ^ j}(sigma(x)) ^ sigma(x).
-    block one[1] = {y[0]};
-    const block input = rng.next();
-    one[0] = input;
-    h.hash(5, 1, 1, one);
-    const block s = sigma(input);
-    CHECK(one[0] == (aes_key(h.start() ^ block(0, 5)).encrypt(s) ^ s));
-    // sigma(hi, lo) = (hi ^ lo, hi)
-    const block t = sigma(block(0x1111, 0x2222));
-    CHECK(t.high() == (0x1111 ^ 0x2222));
-    CHECK(t.low() == 0x1111);
+    for_each_isa([](aes_isa) {
+        prg rng(block(7, 7));
+        const mitccr_hash h(rng.next());
+        constexpr std::size_t N = 32;
+        block x[2 * N], y[2 * N];
+        rng.fill(x, 2 * N);
+        std::copy(x, x + 2 * N, y);
+        h.hash<N, 2>(1000, x);
+        h.hash(1000, N, 2, y);
+        for (std::size_t i = 0; i < 2 * N; ++i) CHECK(x[i] == y[i]);
+        // Definition: H(x, j) = AES_{S ^ j}(sigma(x)) ^ sigma(x).
+        block one[1] = {y[0]};
+        const block input = rng.next();
+        one[0] = input;
+        h.hash(5, 1, 1, one);
+        const block s = sigma(input);
+        CHECK(one[0] == (aes_key(h.start() ^ block(0, 5)).encrypt(s) ^ s));
+        // sigma(hi, lo) = (hi ^ lo, hi)
+        const block t = sigma(block(0x1111, 0x2222));
+        CHECK(t.high() == (0x1111 ^ 0x2222));
+        CHECK(t.low() == 0x1111);
+    });
 }
 
 #include <tandem/crypto/fixed_key_hash.hpp>
 
 TEST_CASE("crypto.fixed_key_hash.batched_equals_scalar") {
-    prg rng(block(8, 8));
-    const fixed_key_hash h(rng.next());
-    constexpr std::size_t N = 16;
-    block x[2 * N], y[2 * N];
-    rng.fill(x, 2 * N);
-    std::copy(x, x + 2 * N, y);
-    h.hash<N, 2>(77, x);
-    h.hash(77, N, 2, y);
-    for (std::size_t i = 0; i < 2 * N; ++i) CHECK(x[i] == y[i]);
-    block small[4], small_ref[4];  // the small-batch path (one gate, both labels)
-    rng.fill(small, 4);
-    std::copy(small, small + 4, small_ref);
-    h.hash<2, 2>(123, small);
-    h.hash(123, 2, 2, small_ref);
-    for (int i = 0; i < 4; ++i) CHECK(small[i] == small_ref[i]);
-    // Definition: H(x, j) = pi(sigma(x) ^ j) ^ sigma(x) ^ j with pi = AES_S.
-    const block in = y[0];
-    block one[1] = {in};
-    h.hash(9, 1, 1, one);
-    const block k = sigma(in) ^ block(0, 9);
-    CHECK(one[0] == (aes_key(h.start()).encrypt(k) ^ k));
+    for_each_isa([](aes_isa) {
+        prg rng(block(8, 8));
+        const fixed_key_hash h(rng.next());
+        constexpr std::size_t N = 16;
+        block x[2 * N], y[2 * N];
+        rng.fill(x, 2 * N);
+        std::copy(x, x + 2 * N, y);
+        h.hash<N, 2>(77, x);
+        h.hash(77, N, 2, y);
+        for (std::size_t i = 0; i < 2 * N; ++i) CHECK(x[i] == y[i]);
+        block small[4], small_ref[4];  // the small-batch path (one gate, both labels)
+        rng.fill(small, 4);
+        std::copy(small, small + 4, small_ref);
+        h.hash<2, 2>(123, small);
+        h.hash(123, 2, 2, small_ref);
+        for (int i = 0; i < 4; ++i) CHECK(small[i] == small_ref[i]);
+        // Definition: H(x, j) = pi(sigma(x) ^ j) ^ sigma(x) ^ j with pi = AES_S.
+        const block in = y[0];
+        block one[1] = {in};
+        h.hash(9, 1, 1, one);
+        const block k = sigma(in) ^ block(0, 9);
+        CHECK(one[0] == (aes_key(h.start()).encrypt(k) ^ k));
+    });
 }
 
 TEST_CASE("crypto.hash.key_cache_for_chains") {
     // Consecutive one-gate calls (a chain) switch to cached key schedules; the
     // results must not change, including across refills and after jumps.
-    prg rng(block(9, 9));
-    const mitccr_hash cached(rng.next());
-    const mitccr_hash reference(cached.start());
-    std::uint64_t tweak = 0;
-    for (int call = 0; call < 200; ++call) {
-        if (call == 50) tweak += 1000;  // a jump: back to the direct path, then a new chain
-        if (call == 120) tweak += 3;    // misaligned restart
-        block x[4], y[4];
-        rng.fill(x, 4);
-        std::copy(x, x + 4, y);
-        cached.hash<2, 2>(tweak, x);
-        reference.hash(tweak, 2, 2, y);
-        for (int i = 0; i < 4; ++i) CHECK(x[i] == y[i]);
-        tweak += 2;
-    }
+    for_each_isa([](aes_isa) {
+        prg rng(block(9, 9));
+        const mitccr_hash cached(rng.next());
+        const mitccr_hash reference(cached.start());
+        std::uint64_t tweak = 0;
+        for (int call = 0; call < 200; ++call) {
+            if (call == 50) tweak += 1000;  // a jump: back to the direct path, then a new chain
+            if (call == 120) tweak += 3;    // misaligned restart
+            block x[4], y[4];
+            rng.fill(x, 4);
+            std::copy(x, x + 4, y);
+            cached.hash<2, 2>(tweak, x);
+            reference.hash(tweak, 2, 2, y);
+            for (int i = 0; i < 4; ++i) CHECK(x[i] == y[i]);
+            tweak += 2;
+        }
+    });
 }

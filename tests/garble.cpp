@@ -1,6 +1,7 @@
 // gc/: decode(evaluate(garble(c))) equals eval_plain(c) on the laws circuits
 // and Bristol AES-128; table size; determinism; misuse.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "isa.hpp"
 #include "laws.hpp"
 
 #include <tandem/crypto/fixed_key_hash.hpp>
@@ -84,6 +85,65 @@ TEST_CASE("garble.aes128") {
         CHECK(garbled_run(aes, in, 500 + t, &bytes) == flat(eval_plain_bits(aes, in)));
         CHECK(bytes == 32 * aes.stats().and_gates);  // 32 bytes per AND, nothing else
         CHECK(garbled_run<fixed_key_hash>(aes, in, 700 + t) == flat(eval_plain_bits(aes, in)));
+    }
+}
+
+namespace {
+/// Garbles c under `isa` with a fixed seed; returns the tables and the garbling.
+template <class Hash>
+std::pair<std::vector<block>, gc::garbling> garble_with(const circuit<>& c, aes_isa isa, std::uint64_t seed) {
+    use_aes_isa(isa);
+    prg rng(block(seed, 5));
+    gc::table_buffer t;
+    gc::garbling g = gc::garble<Hash>(c, rng, t);
+    return {t.tables(), std::move(g)};
+}
+
+/// The AES-NI and VAES kernels produce the same tables byte for byte, and
+/// each evaluates the other's tables to the plaintext result.
+template <class Hash>
+void check_kernels_agree(const circuit<>& c, std::uint64_t seed) {
+    if (!cpu_supports(aes_isa::vaes)) {
+        MESSAGE("no VAES on this CPU: only the AES-NI kernels run here");
+        return;
+    }
+    const aes_isa before = active_aes_isa();
+    const auto [t_ni, g_ni] = garble_with<Hash>(c, aes_isa::aesni, seed);
+    const auto [t_v, g_v] = garble_with<Hash>(c, aes_isa::vaes, seed);
+    CHECK(t_ni.size() == 2 * c.stats().and_gates);
+    CHECK(t_ni == t_v);
+    CHECK(g_ni.output.bits == g_v.output.bits);
+    CHECK(g_ni.output_zero == g_v.output_zero);
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<bool>> in;
+    for (const auto& v : c.data().inputs) {
+        in.emplace_back(v.bits);
+        for (std::size_t k = 0; k < v.bits; ++k) in.back()[k] = (rng() & 1) != 0;
+    }
+    std::vector<block> active;
+    for (std::size_t v = 0; v < in.size(); ++v)
+        for (std::size_t k = 0; k < in[v].size(); ++k)
+            active.push_back(g_v.input.label(c.data().inputs[v].first_bit + k, in[v][k]));
+    const std::vector<bool> expect = flat(eval_plain_bits(c, in));
+    for (const aes_isa evaluator : {aes_isa::aesni, aes_isa::vaes}) {
+        use_aes_isa(evaluator);
+        gc::table_reader reader(evaluator == aes_isa::aesni ? t_v : t_ni);  // the other kernel's tables
+        INFO("evaluated with " << to_string(evaluator) << ", seed " << seed);
+        CHECK(gc::decode(gc::evaluate<Hash>(c, g_v.hash_start, reader, active), g_v.output) == expect);
+    }
+    use_aes_isa(before);
+}
+}  // namespace
+
+TEST_CASE("garble.isa_kernels_agree") {
+    using U = laws::sint<32, false>;
+    const circuit<> ops = compile(laws::all_ops<32, false>, input<party::alice, U>, input<party::bob, U>);
+    const circuit<> aes = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    for (std::uint64_t seed : {1u, 2u}) {
+        check_kernels_agree<mitccr_hash>(ops, seed);
+        check_kernels_agree<fixed_key_hash>(ops, seed + 10);
+        check_kernels_agree<mitccr_hash>(aes, seed + 20);
+        check_kernels_agree<fixed_key_hash>(aes, seed + 30);
     }
 }
 

@@ -8,27 +8,21 @@
 //
 // multi_key_encrypt() expands keys round by round while it encrypts (round r
 // only needs round key r), so no schedule is ever stored: the form the
-// re-keyed hash of gc/ needs. With VAES and AVX-512 available at compile time
-// (e.g. -march=native on a recent CPU) four AES lanes run per instruction;
-// otherwise the same code runs on AES-NI one block per instruction. Both give
-// identical results (tests/crypto.cpp).
+// re-keyed hash of gc/ needs. On a CPU with VAES and AVX-512 four AES lanes
+// run per instruction (the kernels in namespace detail::vaes, chosen at run
+// time, crypto/isa.hpp); otherwise AES-NI runs one block per instruction.
+// Both give identical results (tests/crypto.cpp).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
 
 #include <tandem/crypto/block.hpp>
+#include <tandem/crypto/isa.hpp>
 
 #include <array>
 #include <cstddef>
 
-#include <wmmintrin.h>
-#include <tmmintrin.h>
-#if defined(__VAES__) && defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
-#define TANDEM_VAES 1
-#else
-#define TANDEM_VAES 0
-#endif
 
 TANDEM_CRYPTO_BEGIN
 
@@ -45,7 +39,15 @@ inline __m128i aes_key_step(__m128i k, __m128i rcon) noexcept {
     return _mm_xor_si128(k, t);
 }
 
-#if TANDEM_VAES
+}  // namespace tandem::detail
+
+TANDEM_CRYPTO_END
+
+TANDEM_VAES_BEGIN
+
+namespace tandem::detail::vaes {
+
+/// The key-schedule step on four keys, one per 128-bit lane.
 inline __m512i aes_key_step(__m512i k, __m512i rcon) noexcept {
     __m512i t = _mm512_shuffle_epi8(k, _mm512_set1_epi32(0x0c0f0e0d));
     t = _mm512_aesenclast_epi128(t, rcon);
@@ -54,9 +56,59 @@ inline __m512i aes_key_step(__m512i k, __m512i rcon) noexcept {
     k = _mm512_xor_si512(k, _mm512_bslli_epi128(k, 4));
     return _mm512_ternarylogic_epi64(k, _mm512_bslli_epi128(k, 8), t, 0x96);
 }
-#endif
 
-}  // namespace tandem::detail
+/// Encrypts b[0 .. 16·⌊n/16⌋) in place under the 11 round keys `round`,
+/// sixteen blocks per iteration; returns how many it did.
+inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
+    __m512i rk[11];
+    for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, round[r].v);  // maskz: GCC 12 warns on the plain form
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i s[4];
+        for (int j = 0; j < 4; ++j) s[j] = _mm512_xor_si512(_mm512_loadu_si512(b + i + 4 * j), rk[0]);
+        for (int r = 1; r < 10; ++r)
+            for (int j = 0; j < 4; ++j) s[j] = _mm512_aesenc_epi128(s[j], rk[r]);
+        for (int j = 0; j < 4; ++j) _mm512_storeu_si512(b + i + 4 * j, _mm512_aesenclast_epi128(s[j], rk[10]));
+    }
+    return i;
+}
+
+/// s[c][z] ← AES_{k[z]}(s[c][z]) lane by lane, expanding the keys k (four per
+/// register) round by round in place. The core of every re-keyed batch.
+template <std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void multi_key_rounds(__m512i (&k)[Z], __m512i (&s)[C][Z]) noexcept {
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_xor_si512(s[c][z], k[z]);
+    for (int r = 0; r < 10; ++r) {
+        const __m512i rcon = _mm512_set1_epi32(aes_round_constants[r]);
+        for (std::size_t z = 0; z < Z; ++z) {
+            k[z] = aes_key_step(k[z], rcon);
+            for (std::size_t c = 0; c < C; ++c)
+                s[c][z] = r < 9 ? _mm512_aesenc_epi128(s[c][z], k[z]) : _mm512_aesenclast_epi128(s[c][z], k[z]);
+        }
+    }
+}
+
+/// multi_key_encrypt with four keys per 512-bit register. N is a multiple of 4.
+template <std::size_t N, std::size_t C>
+inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
+    static_assert(N % 4 == 0, "vaes::multi_key_encrypt: keys go four to a register");
+    constexpr std::size_t Z = N / 4;
+    __m512i k[Z], s[C][Z];
+    for (std::size_t z = 0; z < Z; ++z) {
+        k[z] = _mm512_loadu_si512(keys + 4 * z);
+        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_loadu_si512(blocks + c * N + 4 * z);
+    }
+    multi_key_rounds<Z, C>(k, s);
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(blocks + c * N + 4 * z, s[c][z]);
+}
+
+}  // namespace tandem::detail::vaes
+
+TANDEM_VAES_END
+
+TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
@@ -82,18 +134,7 @@ struct aes_key {
     /// Encrypts n blocks in place, many at a time so the AES pipeline stays full
     /// (sixteen per iteration with VAES, eight with AES-NI).
     void encrypt(block* b, std::size_t n) const noexcept {
-        std::size_t i = 0;
-#if TANDEM_VAES
-        __m512i rk[11];
-        for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, round[r].v);  // maskz: GCC 12 warns on the plain form
-        for (; i + 16 <= n; i += 16) {
-            __m512i s[4];
-            for (int j = 0; j < 4; ++j) s[j] = _mm512_xor_si512(_mm512_loadu_si512(b + i + 4 * j), rk[0]);
-            for (int r = 1; r < 10; ++r)
-                for (int j = 0; j < 4; ++j) s[j] = _mm512_aesenc_epi128(s[j], rk[r]);
-            for (int j = 0; j < 4; ++j) _mm512_storeu_si512(b + i + 4 * j, _mm512_aesenclast_epi128(s[j], rk[10]));
-        }
-#endif
+        std::size_t i = n >= 16 && detail::use_vaes() ? detail::vaes::encrypt_blocks(round.data(), b, n) : 0;
         for (; i + 8 <= n; i += 8) {
             __m128i s[8];
             for (int j = 0; j < 8; ++j) s[j] = _mm_xor_si128(b[i + j].v, round[0].v);
@@ -126,50 +167,16 @@ inline void multi_key_encrypt_aesni(const block* keys, block* blocks) noexcept {
         for (std::size_t c = 0; c < C; ++c) blocks[c * N + m] = block(s[c][m]);
 }
 
-#if TANDEM_VAES
-namespace detail {
-/// s[c][z] ← AES_{k[z]}(s[c][z]) lane by lane, expanding the keys k (four per
-/// register) round by round in place. The core of every re-keyed batch.
-template <std::size_t Z, std::size_t C>
-inline void multi_key_rounds(__m512i (&k)[Z], __m512i (&s)[C][Z]) noexcept {
-    for (std::size_t z = 0; z < Z; ++z)
-        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_xor_si512(s[c][z], k[z]);
-    for (int r = 0; r < 10; ++r) {
-        const __m512i rcon = _mm512_set1_epi32(aes_round_constants[r]);
-        for (std::size_t z = 0; z < Z; ++z) {
-            k[z] = aes_key_step(k[z], rcon);
-            for (std::size_t c = 0; c < C; ++c)
-                s[c][z] = r < 9 ? _mm512_aesenc_epi128(s[c][z], k[z]) : _mm512_aesenclast_epi128(s[c][z], k[z]);
-        }
-    }
-}
-}  // namespace detail
-
-/// The same with VAES: four keys per 512-bit register. N is a multiple of 4.
-template <std::size_t N, std::size_t C>
-inline void multi_key_encrypt_vaes(const block* keys, block* blocks) noexcept {
-    static_assert(N % 4 == 0, "multi_key_encrypt_vaes: keys go four to a register");
-    constexpr std::size_t Z = N / 4;
-    __m512i k[Z], s[C][Z];
-    for (std::size_t z = 0; z < Z; ++z) {
-        k[z] = _mm512_loadu_si512(keys + 4 * z);
-        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_loadu_si512(blocks + c * N + 4 * z);
-    }
-    detail::multi_key_rounds<Z, C>(k, s);
-    for (std::size_t z = 0; z < Z; ++z)
-        for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(blocks + c * N + 4 * z, s[c][z]);
-}
-#endif
-
-/// multi_key_encrypt_vaes when the compiler targets VAES and AVX-512, else the AES-NI form.
+/// Encrypts, for every m < N and c < C, blocks[c * N + m] under keys[m]: with
+/// VAES where it runs (N a multiple of 4), else with AES-NI.
 template <std::size_t N, std::size_t C>
 inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
-#if TANDEM_VAES
     if constexpr (N % 4 == 0) {
-        multi_key_encrypt_vaes<N, C>(keys, blocks);
-        return;
+        if (detail::use_vaes()) {
+            detail::vaes::multi_key_encrypt<N, C>(keys, blocks);
+            return;
+        }
     }
-#endif
     multi_key_encrypt_aesni<N, C>(keys, blocks);
 }
 

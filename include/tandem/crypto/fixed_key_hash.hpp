@@ -22,6 +22,44 @@
 #include <cstddef>
 #include <cstdint>
 
+TANDEM_VAES_BEGIN
+
+namespace tandem::detail::vaes {
+
+/// The fixed-key hash under the 11 round keys `round`, on values in registers:
+/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l).
+template <std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void fixed_key_registers(const block* round, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
+    __m512i rk[11];
+    for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, round[r].v);
+    __m512i in[C][Z], st[C][Z];
+    __m512i tweak = tweak_lanes(first_tweak);
+    for (std::size_t z = 0; z < Z; ++z, tweak = next_tweak_lanes(tweak)) {
+        for (std::size_t c = 0; c < C; ++c) {
+            in[c][z] = _mm512_xor_si512(sigma_lanes(v[c][z]), tweak);  // σ(v) ^ j
+            st[c][z] = _mm512_xor_si512(in[c][z], rk[0]);
+        }
+    }
+    for (int r = 1; r < 10; ++r)
+        for (std::size_t z = 0; z < Z; ++z)
+            for (std::size_t c = 0; c < C; ++c) st[c][z] = _mm512_aesenc_epi128(st[c][z], rk[r]);
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(_mm512_aesenclast_epi128(st[c][z], rk[10]), in[c][z]);
+}
+
+/// The same on x[c * N + m] in memory (N a multiple of 4).
+template <std::size_t N, std::size_t C>
+inline void fixed_key(const block* round, std::uint64_t first_tweak, block* x) noexcept {
+    __m512i v[C][N / 4];
+    load_lanes<N, C>(x, v);
+    fixed_key_registers<N / 4, C>(round, first_tweak, v);
+    store_lanes<N, C>(x, v);
+}
+
+}  // namespace tandem::detail::vaes
+
+TANDEM_VAES_END
+
 TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
@@ -34,12 +72,12 @@ public:
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
     template <std::size_t N, std::size_t C>
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
-#if TANDEM_VAES
         if constexpr (N % 4 == 0) {
-            detail::hash_in_registers<N, C>(*this, first_tweak, x);
-            return;
+            if (detail::use_vaes()) {
+                detail::vaes::fixed_key<N, C>(key_.round.data(), first_tweak, x);
+                return;
+            }
         }
-#endif
         if constexpr (N * C <= 8) {  // small batches (chains, tails): all blocks through the rounds together
             __m128i in[N * C], st[N * C];
             for (std::size_t i = 0; i < N * C; ++i) {
@@ -67,31 +105,10 @@ public:
         }
     }
 
-private:
-#if TANDEM_VAES
-public:
-    /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l), in registers.
-    template <std::size_t Z, std::size_t C>
-    void hash_registers(std::uint64_t first_tweak, __m512i (&v)[C][Z]) const noexcept {
-        __m512i rk[11];
-        for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, key_.round[r].v);
-        __m512i in[C][Z], st[C][Z];
-        __m512i tweak = detail::tweak_lanes(first_tweak);
-        for (std::size_t z = 0; z < Z; ++z, tweak = detail::next_tweak_lanes(tweak)) {
-            for (std::size_t c = 0; c < C; ++c) {
-                in[c][z] = _mm512_xor_si512(detail::sigma_lanes(v[c][z]), tweak);  // σ(v) ^ j
-                st[c][z] = _mm512_xor_si512(in[c][z], rk[0]);
-            }
-        }
-        for (int r = 1; r < 10; ++r)
-            for (std::size_t z = 0; z < Z; ++z)
-                for (std::size_t c = 0; c < C; ++c) st[c][z] = _mm512_aesenc_epi128(st[c][z], rk[r]);
-        for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(_mm512_aesenclast_epi128(st[c][z], rk[10]), in[c][z]);
-    }
+    /// The expanded fixed key (public: π is a public permutation).
+    const aes_key& key() const noexcept { return key_; }
 
 private:
-#endif
 
     block start_;
     aes_key key_;
@@ -100,3 +117,14 @@ private:
 }  // namespace tandem
 
 TANDEM_CRYPTO_END
+
+TANDEM_VAES_BEGIN
+
+namespace tandem::detail::vaes {
+template <std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void hash_registers(const fixed_key_hash& h, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
+    fixed_key_registers<Z, C>(h.key().round.data(), first_tweak, v);
+}
+}  // namespace tandem::detail::vaes
+
+TANDEM_VAES_END

@@ -23,8 +23,23 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
-#if TANDEM_VAES
-namespace detail {
+/// σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi), a linear orthomorphism.
+inline block sigma(block x) noexcept {
+    const __m128i swapped = _mm_shuffle_epi32(x.v, 0x4E);  // (x_lo, x_hi)
+    const __m128i high = _mm_and_si128(x.v, _mm_set_epi64x(-1, 0));
+    return block(_mm_xor_si128(swapped, high));
+}
+
+}  // namespace tandem
+
+TANDEM_CRYPTO_END
+
+TANDEM_VAES_BEGIN
+
+/// The hashes' VAES kernels: blocks four to a 512-bit register (lane l of
+/// register z holds block 4z + l). Run only when detail::use_vaes() says so.
+namespace tandem::detail::vaes {
+
 /// σ on each 128-bit lane: swapped halves ^ (v & high half); vpternlog 0x78 = a ^ (b & c).
 inline __m512i sigma_lanes(__m512i v) noexcept {
     const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
@@ -41,27 +56,65 @@ inline __m512i next_tweak_lanes(__m512i tweaks) noexcept {
     return _mm512_add_epi64(tweaks, _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4));
 }
 
-/// Runs hash.hash_registers on x[c * N + m] in place: loads the blocks four to
-/// a 512-bit register, hashes, stores. Shared by both hashes.
-template <std::size_t N, std::size_t C, class Hash>
-void hash_in_registers(const Hash& hash, std::uint64_t first_tweak, block* x) noexcept {
-    constexpr std::size_t Z = N / 4;
-    __m512i v[C][Z];
-    for (std::size_t z = 0; z < Z; ++z)
+/// v[c][z] ← x[c * N + 4z .. +4): a batch of N·C blocks into registers.
+template <std::size_t N, std::size_t C>
+inline void load_lanes(const block* x, __m512i (&v)[C][N / 4]) noexcept {
+    for (std::size_t z = 0; z < N / 4; ++z)
         for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_loadu_si512(x + c * N + 4 * z);
-    hash.template hash_registers<Z, C>(first_tweak, v);
-    for (std::size_t z = 0; z < Z; ++z)
+}
+template <std::size_t N, std::size_t C>
+inline void store_lanes(block* x, const __m512i (&v)[C][N / 4]) noexcept {
+    for (std::size_t z = 0; z < N / 4; ++z)
         for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(x + c * N + 4 * z, v[c][z]);
 }
-}  // namespace detail
-#endif
 
-/// σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi), a linear orthomorphism.
-inline block sigma(block x) noexcept {
-    const __m128i swapped = _mm_shuffle_epi32(x.v, 0x4E);  // (x_lo, x_hi)
-    const __m128i high = _mm_and_si128(x.v, _mm_set_epi64x(-1, 0));
-    return block(_mm_xor_si128(swapped, high));
+/// The MITCCR hash with start S on values already in registers:
+/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l).
+template <std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void mitccr_registers(block start_block, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
+    const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_block.v);
+    __m512i k[Z], sg[C][Z], st[C][Z];
+    __m512i tweak = tweak_lanes(first_tweak);
+    for (std::size_t z = 0; z < Z; ++z, tweak = next_tweak_lanes(tweak)) {
+        k[z] = _mm512_xor_si512(start, tweak);
+        for (std::size_t c = 0; c < C; ++c) st[c][z] = sg[c][z] = sigma_lanes(v[c][z]);
+    }
+    multi_key_rounds<Z, C>(k, st);
+    for (std::size_t z = 0; z < Z; ++z)
+        for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(st[c][z], sg[c][z]);
 }
+
+/// The same on x[c * N + m] in memory (N a multiple of 4).
+template <std::size_t N, std::size_t C>
+inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
+    __m512i v[C][N / 4];
+    load_lanes<N, C>(x, v);
+    mitccr_registers<N / 4, C>(start, first_tweak, v);
+    store_lanes<N, C>(x, v);
+}
+
+/// Round keys r = 0..10 of the tweaks j .. j + Keys - 1 (key S ⊕ (0, j + m)) into round_keys[r][m].
+template <std::size_t Keys>
+inline void expand_tweak_keys(block start_block, std::uint64_t j, __m128i (&round_keys)[11][Keys]) noexcept {
+    static_assert(Keys % 4 == 0, "expand_tweak_keys: keys go four to a register");
+    const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_block.v);
+    for (std::size_t z = 0; z < Keys / 4; ++z) {
+        __m512i k = _mm512_xor_si512(start, tweak_lanes(j + 4 * z));
+        _mm512_storeu_si512(&round_keys[0][4 * z], k);
+        for (int r = 0; r < 10; ++r) {
+            k = aes_key_step(k, _mm512_set1_epi32(aes_round_constants[r]));
+            _mm512_storeu_si512(&round_keys[r + 1][4 * z], k);
+        }
+    }
+}
+
+}  // namespace tandem::detail::vaes
+
+TANDEM_VAES_END
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem {
 
 class mitccr_hash {
 public:
@@ -71,12 +124,12 @@ public:
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
     template <std::size_t N, std::size_t C>
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
-#if TANDEM_VAES
         if constexpr (N % 4 == 0) {
-            detail::hash_in_registers<N, C>(*this, first_tweak, x);
-            return;
+            if (detail::use_vaes()) {
+                detail::vaes::mitccr<N, C>(start_, first_tweak, x);
+                return;
+            }
         }
-#endif
         if constexpr (N == 2) {  // one AND: in a chain of narrow levels, use schedules expanded ahead
             if (use_cached_keys(first_tweak)) {
                 hash_cached<C>(first_tweak, x);
@@ -125,22 +178,14 @@ private:
 
     void refill(std::uint64_t j) const noexcept {
         cache_first_ = j;
-#if TANDEM_VAES
-        const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_.v);
-        for (std::size_t z = 0; z < cached_keys / 4; ++z) {
-            __m512i k = _mm512_xor_si512(start, detail::tweak_lanes(j + 4 * z));
-            _mm512_storeu_si512(&round_keys_[0][4 * z], k);
-            for (int r = 0; r < 10; ++r) {
-                k = detail::aes_key_step(k, _mm512_set1_epi32(detail::aes_round_constants[r]));
-                _mm512_storeu_si512(&round_keys_[r + 1][4 * z], k);
-            }
+        if (detail::use_vaes()) {
+            detail::vaes::expand_tweak_keys(start_, j, round_keys_);
+            return;
         }
-#else
         for (std::size_t m = 0; m < cached_keys; ++m) {
             const aes_key key(start_ ^ block(0, j + m));
             for (int r = 0; r < 11; ++r) round_keys_[r][m] = key.round[r].v;
         }
-#endif
     }
 
     /// H on x[c * 2 + m] with tweak j + m, keys from the cache.
@@ -163,30 +208,22 @@ private:
     mutable std::uint32_t chain_length_ = 0;
     mutable __m128i round_keys_[11][cached_keys];  // filled by refill() before any read; raw, so not zeroed per hash object
 
-#if TANDEM_VAES
-public:
-    /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l): the hash on
-    /// values already in registers (the garbler builds its batches there).
-    template <std::size_t Z, std::size_t C>
-    void hash_registers(std::uint64_t first_tweak, __m512i (&v)[C][Z]) const noexcept {
-        const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_.v);
-        __m512i k[Z], sg[C][Z], st[C][Z];
-        __m512i tweak = detail::tweak_lanes(first_tweak);
-        for (std::size_t z = 0; z < Z; ++z, tweak = detail::next_tweak_lanes(tweak)) {
-            k[z] = _mm512_xor_si512(start, tweak);
-            for (std::size_t c = 0; c < C; ++c) st[c][z] = sg[c][z] = detail::sigma_lanes(v[c][z]);
-        }
-        detail::multi_key_rounds<Z, C>(k, st);
-        for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(st[c][z], sg[c][z]);
-    }
-
-private:
-#endif
-
     block start_;
 };
 
 }  // namespace tandem
 
 TANDEM_CRYPTO_END
+
+TANDEM_VAES_BEGIN
+
+namespace tandem::detail::vaes {
+/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l): the hash on
+/// values already in registers (the garbler builds its batches there).
+template <std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void hash_registers(const mitccr_hash& h, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
+    mitccr_registers<Z, C>(h.start(), first_tweak, v);
+}
+}  // namespace tandem::detail::vaes
+
+TANDEM_VAES_END

@@ -1,18 +1,42 @@
-// tandem/crypto/target.hpp — compile tandem's crypto for AES-NI without
-// forcing flags on the whole program.
+// tandem/crypto/target.hpp — compile tandem's crypto for AES-NI, and its
+// wide kernels for VAES, without forcing flags on the whole program.
 //
 // Code between TANDEM_CRYPTO_BEGIN and TANDEM_CRYPTO_END is compiled for
-// SSE4.1 and AES-NI (GCC's target pragma adds to whatever the command line
-// enables, e.g. -march=native), so users need no -maes, and nothing outside
-// these regions can use the instructions: a CPU without AES-NI gets the clear
-// error of cpu.hpp instead of SIGILL. Other compilers must enable AES-NI and
-// SSE4.1 themselves (e.g. -maes -msse4.1).
+// SSE4.1 and AES-NI; code between TANDEM_VAES_BEGIN and TANDEM_VAES_END also
+// for AVX2, AVX-512 (F, BW, VL) and VAES (TANDEM_AVX2_…: AVX2 only, the OT
+// transpose's middle width). Both add to whatever the command
+// line enables (e.g. -march=native), so users need no -maes, and the wide
+// kernels exist in every build: which one runs is chosen at run time from
+// CPUID (crypto/isa.hpp), never by the flags of a translation unit. The VAES
+// kernels live in namespaces of their own (`…::vaes`) and are only called
+// after that check, so no function's body depends on the flags it was
+// compiled with — two files of one program built with different -march agree
+// on every inline function (the one-definition rule), and a CPU without
+// AES-NI gets the clear error of isa.hpp instead of SIGILL.
+//
+// GCC takes `#pragma GCC target`; Clang the equivalent `#pragma clang
+// attribute`. Functions of one target inline into functions of a wider one,
+// so the wide kernels inline the scalar helpers (block, σ) freely.
 #pragma once
 
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__clang__)
+#define TANDEM_CRYPTO_BEGIN \
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes\"))), apply_to = function)")
+#define TANDEM_CRYPTO_END _Pragma("clang attribute pop")
+#define TANDEM_VAES_BEGIN \
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,avx2,avx512f,avx512bw,avx512vl,vaes\"))), apply_to = function)")
+#define TANDEM_VAES_END _Pragma("clang attribute pop")
+#define TANDEM_AVX2_BEGIN \
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,avx2\"))), apply_to = function)")
+#define TANDEM_AVX2_END _Pragma("clang attribute pop")
+#elif defined(__GNUC__)
 #define TANDEM_CRYPTO_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes\")")
 #define TANDEM_CRYPTO_END _Pragma("GCC pop_options")
+#define TANDEM_VAES_BEGIN \
+    _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,avx2,avx512f,avx512bw,avx512vl,vaes\")")
+#define TANDEM_VAES_END _Pragma("GCC pop_options")
+#define TANDEM_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,avx2\")")
+#define TANDEM_AVX2_END _Pragma("GCC pop_options")
 #else
-#define TANDEM_CRYPTO_BEGIN
-#define TANDEM_CRYPTO_END
+#error "tandem's crypto needs GCC or Clang (target pragmas for AES-NI and VAES)"
 #endif

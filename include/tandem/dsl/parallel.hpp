@@ -25,18 +25,42 @@
 
 #include <array>
 #include <cstddef>
-#include <source_location>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+#if __has_include(<source_location>)
+#include <source_location>
+#endif
 
 namespace tandem {
 
 namespace detail {
 
-inline std::string region_name(const char* what, const std::source_location& loc) {
+#if defined(__cpp_lib_source_location)
+using call_site = std::source_location;
+#else
+/// Where a region was written, for its name. Clang 14 with libstdc++ 12 (the
+/// compiler of the fuzzing build) has no std::source_location; the builtins
+/// it is made of are there.
+struct call_site {
+    static constexpr call_site current(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) noexcept {
+        call_site s;
+        s.file_ = file;
+        s.line_ = line;
+        return s;
+    }
+    constexpr const char* file_name() const noexcept { return file_; }
+    constexpr unsigned line() const noexcept { return line_; }
+
+private:
+    const char* file_ = "";
+    unsigned line_ = 0;
+};
+#endif
+
+inline std::string region_name(const char* what, const call_site& loc) {
     std::string file = loc.file_name();
     if (const auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);
     return std::string(what) + " at " + file + ":" + std::to_string(loc.line());
@@ -84,7 +108,7 @@ using body_result_t = std::remove_cvref_t<std::invoke_result_t<Body&, std::size_
 
 /// n = N instances of body(i), i = 0..N-1, as one parallel region; returns their results.
 template <std::size_t N, class Body>
-auto parallel_for(Body&& body, std::source_location loc = std::source_location::current()) {
+auto parallel_for(Body&& body, detail::call_site loc = detail::call_site::current()) {
     static_assert(std::is_invocable_v<Body&, std::size_t>, "tandem::parallel_for: the body must take the index");
     using R = detail::body_result_t<Body>;
     static_assert(!std::is_void_v<R>, "tandem::parallel_for: the body must return the secure values it computes");
@@ -96,7 +120,7 @@ auto parallel_for(Body&& body, std::source_location loc = std::source_location::
 
 /// The same with a count known at run time; returns a vector.
 template <class Body>
-auto parallel_for(std::size_t n, Body&& body, std::source_location loc = std::source_location::current()) {
+auto parallel_for(std::size_t n, Body&& body, detail::call_site loc = detail::call_site::current()) {
     static_assert(std::is_invocable_v<Body&, std::size_t>, "tandem::parallel_for: the body must take the index");
     using R = detail::body_result_t<Body>;
     static_assert(!std::is_void_v<R>, "tandem::parallel_for: the body must return the secure values it computes");
@@ -110,7 +134,7 @@ auto parallel_for(std::size_t n, Body&& body, std::source_location loc = std::so
 /// levels, each a parallel region of op applications (an odd value out waits
 /// for the next level). op(a, b) must return the values' type.
 template <class T, class Op>
-T reduce(std::span<const T> values, Op&& op, std::source_location loc = std::source_location::current()) {
+T reduce(std::span<const T> values, Op&& op, detail::call_site loc = detail::call_site::current()) {
     static_assert(std::is_same_v<std::remove_cvref_t<std::invoke_result_t<Op&, const T&, const T&>>, T>,
                   "tandem::reduce: op(a, b) must return the type of the values");
     if (values.empty()) throw usage_error("tandem::reduce: no values to combine");
@@ -128,12 +152,12 @@ T reduce(std::span<const T> values, Op&& op, std::source_location loc = std::sou
 }
 
 template <class T, std::size_t N, class Op>
-T reduce(const std::array<T, N>& values, Op&& op, std::source_location loc = std::source_location::current()) {
+T reduce(const std::array<T, N>& values, Op&& op, detail::call_site loc = detail::call_site::current()) {
     return reduce(std::span<const T>(values), std::forward<Op>(op), loc);
 }
 
 template <class T, class Op>
-T reduce(const std::vector<T>& values, Op&& op, std::source_location loc = std::source_location::current()) {
+T reduce(const std::vector<T>& values, Op&& op, detail::call_site loc = detail::call_site::current()) {
     return reduce(std::span<const T>(values), std::forward<Op>(op), loc);
 }
 

@@ -25,7 +25,8 @@
 
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
-#include <tandem/crypto/cpu.hpp>
+#include <tandem/crypto/isa.hpp>
+#include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
@@ -80,7 +81,117 @@ namespace detail {
 /// label array is wiped before it is freed, so a reused block holds zeros.
 using label_array = tandem::detail::big_vector<block>;
 
-#if TANDEM_VAES
+inline void check_labels(const circuit_data& c, std::size_t n, const char* who) {
+    if (n != c.input_bits)
+        throw usage_error(std::string(who) + ": the circuit has " + std::to_string(c.input_bits) + " input bits but " +
+                          std::to_string(n) + " labels were given");
+}
+
+}  // namespace detail
+
+}  // namespace tandem::gc
+
+TANDEM_CRYPTO_END
+
+// The loop over a level's ANDs has no target of its own and is always inlined,
+// so it takes the target of the kernel it runs (AES-NI or VAES, below) and
+// each batch's body inlines into it (a target-mismatched call per batch would
+// cost a function call every 8 gates).
+namespace tandem::gc::detail {
+
+/// Runs the ANDs [begin, end) of one level in batches of Batch gates (tails
+/// in halving batches, so they stay vectorised).
+template <std::size_t Batch, class Ands>
+[[gnu::always_inline]] inline void run_ands(std::uint32_t begin, std::uint32_t end, Ands& ands) {
+    std::uint32_t i = begin;
+    for (; i + Batch <= end; i += Batch) ands.template run<Batch>(i);
+    if constexpr (Batch >= 16) if (i + 8 <= end) ands.template run<8>(i), i += 8;
+    if constexpr (Batch >= 8) if (i + 4 <= end) ands.template run<4>(i), i += 4;
+    if (i + 2 <= end) ands.template run<2>(i), i += 2;
+    if (i < end) ands.template run<1>(i);
+}
+
+}  // namespace tandem::gc::detail
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::gc::detail {
+
+template <class Hash, class Sink>
+struct and_garbler {
+    const circuit_data& c;
+    const Hash& hash;
+    Sink& sink;
+    label_array& label;
+    block delta;
+    std::uint64_t and_index;
+
+    /// Garbles the n ANDs from gate i on.
+    template <std::size_t n>
+    void run(std::uint32_t i) {
+        block x[4 * n], tables[2 * n];  // x: A0, B0 of each gate, then A1, B1
+        for (std::size_t k = 0; k < n; ++k) {
+            const gate& g = c.gates[i + k];
+            x[2 * k] = label[g.in0];
+            x[2 * k + 1] = label[g.in1];
+            x[2 * n + 2 * k] = label[g.in0] ^ delta;
+            x[2 * n + 2 * k + 1] = label[g.in1] ^ delta;
+        }
+        hash.template hash<2 * n, 2>(2 * and_index, x);
+        for (std::size_t k = 0; k < n; ++k) {
+            const gate& g = c.gates[i + k];
+            const block a0 = label[g.in0], b0 = label[g.in1];
+            const block pa = mask_of(a0.lsb()), pb = mask_of(b0.lsb());
+            const block ha0 = x[2 * k], hb0 = x[2 * k + 1], ha1 = x[2 * n + 2 * k], hb1 = x[2 * n + 2 * k + 1];
+            const block tg = ha0 ^ ha1 ^ (pb & delta);
+            const block te = hb0 ^ hb1 ^ a0;
+            tables[2 * k] = tg;
+            tables[2 * k + 1] = te;
+            label[g.out] = ha0 ^ (pa & tg) ^ hb0 ^ (pb & (te ^ a0));
+        }
+        sink.write(tables, 2 * n);
+        and_index += n;
+    }
+
+};
+
+template <class Hash, class Source>
+struct and_evaluator {
+    const circuit_data& c;
+    const Hash& hash;
+    Source& source;
+    label_array& label;
+    std::uint64_t and_index;
+
+    template <std::size_t n>
+    void run(std::uint32_t i) {
+        const block* t = source.read(2 * n);
+        block x[2 * n];
+        for (std::size_t k = 0; k < n; ++k) {
+            const gate& g = c.gates[i + k];
+            x[2 * k] = label[g.in0];
+            x[2 * k + 1] = label[g.in1];
+        }
+        hash.template hash<2 * n, 1>(2 * and_index, x);
+        for (std::size_t k = 0; k < n; ++k) {
+            const gate& g = c.gates[i + k];
+            const block a = label[g.in0], b = label[g.in1];
+            label[g.out] = x[2 * k] ^ (mask_of(a.lsb()) & t[2 * k]) ^ x[2 * k + 1] ^ (mask_of(b.lsb()) & (t[2 * k + 1] ^ a));
+        }
+        and_index += n;
+    }
+};
+
+}  // namespace tandem::gc::detail
+
+TANDEM_CRYPTO_END
+
+TANDEM_VAES_BEGIN
+
+/// The garbler's and evaluator's VAES kernels (run when detail::use_vaes()):
+/// two gates per 512-bit register, their tables computed in registers.
+namespace tandem::gc::detail::vaes {
+
 /// Lanes (label[g0.in0], label[g0.in1], label[g1.in0], label[g1.in1]): two
 /// gates' operands in one register, placed by masked broadcasts (GCC 12 warns
 /// falsely on the insert intrinsics, bug 105593).
@@ -106,69 +217,20 @@ inline void store_pair_outputs(label_array& label, const gate& g0, const gate& g
     label[g0.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
     label[g1.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
 }
-#endif
-
-inline void check_labels(const circuit_data& c, std::size_t n, const char* who) {
-    if (n != c.input_bits)
-        throw usage_error(std::string(who) + ": the circuit has " + std::to_string(c.input_bits) + " input bits but " +
-                          std::to_string(n) + " labels were given");
-}
-
-/// Runs the ANDs [begin, end) of one level in batches of Batch gates (tails
-/// in halving batches, so they stay vectorised).
-template <std::size_t Batch, class Ands>
-void run_ands(std::uint32_t begin, std::uint32_t end, Ands& ands) {
-    std::uint32_t i = begin;
-    for (; i + Batch <= end; i += Batch) ands.template run<Batch>(i);
-    if constexpr (Batch >= 16) if (i + 8 <= end) ands.template run<8>(i), i += 8;
-    if constexpr (Batch >= 8) if (i + 4 <= end) ands.template run<4>(i), i += 4;
-    if (i + 2 <= end) ands.template run<2>(i), i += 2;
-    if (i < end) ands.template run<1>(i);
-}
-
 template <class Hash, class Sink>
-struct and_garbler {
-    const circuit_data& c;
-    const Hash& hash;
-    Sink& sink;
-    label_array& label;
-    block delta;
-    std::uint64_t and_index;
+struct and_garbler : detail::and_garbler<Hash, Sink> {
+    using base = detail::and_garbler<Hash, Sink>;
+    using base::and_index, base::c, base::delta, base::hash, base::label, base::sink;
 
-    /// Garbles the n ANDs from gate i on.
+    /// Even batches in registers; a lone gate (a level's tail) as AES-NI does it.
     template <std::size_t n>
     void run(std::uint32_t i) {
-#if TANDEM_VAES
-        if constexpr (n % 2 == 0) {
+        if constexpr (n % 2 == 0)
             run_registers<n>(i);
-            return;
-        }
-#endif
-        block x[4 * n], tables[2 * n];  // x: A0, B0 of each gate, then A1, B1
-        for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
-            x[2 * k] = label[g.in0];
-            x[2 * k + 1] = label[g.in1];
-            x[2 * n + 2 * k] = label[g.in0] ^ delta;
-            x[2 * n + 2 * k + 1] = label[g.in1] ^ delta;
-        }
-        hash.template hash<2 * n, 2>(2 * and_index, x);
-        for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
-            const block a0 = label[g.in0], b0 = label[g.in1];
-            const block pa = mask_of(a0.lsb()), pb = mask_of(b0.lsb());
-            const block ha0 = x[2 * k], hb0 = x[2 * k + 1], ha1 = x[2 * n + 2 * k], hb1 = x[2 * n + 2 * k + 1];
-            const block tg = ha0 ^ ha1 ^ (pb & delta);
-            const block te = hb0 ^ hb1 ^ a0;
-            tables[2 * k] = tg;
-            tables[2 * k + 1] = te;
-            label[g.out] = ha0 ^ (pa & tg) ^ hb0 ^ (pb & (te ^ a0));
-        }
-        sink.write(tables, 2 * n);
-        and_index += n;
+        else
+            base::template run<n>(i);
     }
 
-#if TANDEM_VAES
     /// The same with the batch in 512-bit registers, two gates per register:
     /// lanes (A0, B0) of gate 2z and (A0, B0) of gate 2z+1. The lane pairs
     /// come out as (TG, TE) — the tables, stored as they are — and the output
@@ -182,7 +244,7 @@ struct and_garbler {
             x0[z] = h[0][z] = operand_pair(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1]);
             h[1][z] = _mm512_xor_si512(x0[z], d);
         }
-        hash.template hash_registers<Z, 2>(2 * and_index, h);
+        tandem::detail::vaes::hash_registers<Z, 2>(hash, 2 * and_index, h);
         block tables[2 * n];
         for (std::size_t z = 0; z < Z; ++z) {
             const __mmask8 own = permute_bits(x0[z]);  // (pa, pb, pa', pb')
@@ -200,42 +262,21 @@ struct and_garbler {
         sink.write(tables, 2 * n);
         and_index += n;
     }
-#endif
 };
 
 template <class Hash, class Source>
-struct and_evaluator {
-    const circuit_data& c;
-    const Hash& hash;
-    Source& source;
-    label_array& label;
-    std::uint64_t and_index;
+struct and_evaluator : detail::and_evaluator<Hash, Source> {
+    using base = detail::and_evaluator<Hash, Source>;
+    using base::and_index, base::c, base::hash, base::label, base::source;
 
     template <std::size_t n>
     void run(std::uint32_t i) {
-        const block* t = source.read(2 * n);
-#if TANDEM_VAES
-        if constexpr (n % 2 == 0) {
-            run_registers<n>(i, t);
-            return;
-        }
-#endif
-        block x[2 * n];
-        for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
-            x[2 * k] = label[g.in0];
-            x[2 * k + 1] = label[g.in1];
-        }
-        hash.template hash<2 * n, 1>(2 * and_index, x);
-        for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
-            const block a = label[g.in0], b = label[g.in1];
-            label[g.out] = x[2 * k] ^ (mask_of(a.lsb()) & t[2 * k]) ^ x[2 * k + 1] ^ (mask_of(b.lsb()) & (t[2 * k + 1] ^ a));
-        }
-        and_index += n;
+        if constexpr (n % 2 == 0)
+            run_registers<n>(i, source.read(2 * n));
+        else
+            base::template run<n>(i);
     }
 
-#if TANDEM_VAES
     /// Two gates per 512-bit register, lanes (Wa, Wb, Wa', Wb'), as in the garbler;
     /// the tables load as (TG, TE, TG', TE') lanes directly.
     template <std::size_t n>
@@ -244,7 +285,7 @@ struct and_evaluator {
         __m512i h[1][Z], x[Z];
         for (std::size_t z = 0; z < Z; ++z)
             x[z] = h[0][z] = operand_pair(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1]);
-        hash.template hash_registers<Z, 1>(2 * and_index, h);
+        tandem::detail::vaes::hash_registers<Z, 1>(hash, 2 * and_index, h);
         for (std::size_t z = 0; z < Z; ++z) {
             // (TG, TE ^ Wa) selected by (sa, sb), XORed onto (H(Wa), H(Wb)); Wc = the pair's XOR.
             const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x[z])));
@@ -253,10 +294,29 @@ struct and_evaluator {
         }
         and_index += n;
     }
-#endif
 };
 
-}  // namespace detail
+/// garbler_core::ands and evaluator_core::ands with these kernels.
+template <class Hash, class Sink>
+void garble_ands(const circuit_data& c, const Hash& hash, Sink& sink, label_array& label, block delta,
+                 std::uint32_t begin, std::uint32_t end, std::uint64_t first_and) {
+    and_garbler<Hash, Sink> a{{c, hash, sink, label, delta, first_and}};
+    run_ands<garble_batch>(begin, end, a);
+}
+template <class Hash, class Source>
+void evaluate_ands(const circuit_data& c, const Hash& hash, Source& source, label_array& label,
+                   std::uint32_t begin, std::uint32_t end, std::uint64_t first_and) {
+    and_evaluator<Hash, Source> a{{c, hash, source, label, first_and}};
+    run_ands<evaluate_batch>(begin, end, a);
+}
+
+}  // namespace tandem::gc::detail::vaes
+
+TANDEM_VAES_END
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::gc {
 
 namespace detail {
 /// What garbler_core and evaluator_core share: walking levels, and running a
@@ -266,7 +326,10 @@ template <class Core>
 class step_runner {
 public:
     /// Levels [begin, end) of c; returns the tweak index after their ANDs.
-    std::uint64_t levels(const circuit_data& c, label_array& label, std::uint32_t begin, std::uint32_t end,
+    /// Flattened: the AES-NI batches inline here, as they must in a chain of
+    /// one AND per level, where a call per gate shows; the VAES kernel (of
+    /// another target) stays a call, made once per wide level.
+    [[gnu::flatten]] std::uint64_t levels(const circuit_data& c, label_array& label, std::uint32_t begin, std::uint32_t end,
                          std::uint64_t first_and) {
         Core& core = static_cast<Core&>(*this);
         for (std::uint32_t l = begin; l < end; ++l) {
@@ -313,6 +376,12 @@ public:
     /// The ANDs [begin, end) of c (all of one level), the first with tweak index first_and.
     void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
+        // A lone AND (a chain: one per level) runs the same code either way;
+        // taking it here saves the call into the VAES kernel.
+        if (end - begin > 1 && tandem::detail::use_vaes()) {
+            detail::vaes::garble_ands(c, hash_, sink_, label, delta_, begin, end, first_and);
+            return;
+        }
         detail::and_garbler<Hash, Sink> a{c, hash_, sink_, label, delta_, first_and};
         detail::run_ands<garble_batch>(begin, end, a);
     }
@@ -342,6 +411,10 @@ public:
 
     void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
+        if (end - begin > 1 && tandem::detail::use_vaes()) {
+            detail::vaes::evaluate_ands(c, hash_, source_, label, begin, end, first_and);
+            return;
+        }
         detail::and_evaluator<Hash, Source> a{c, hash_, source_, label, first_and};
         detail::run_ands<evaluate_batch>(begin, end, a);
     }

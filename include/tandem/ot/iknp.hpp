@@ -26,7 +26,7 @@
 
 #include <tandem/crypto/aes.hpp>
 #include <tandem/crypto/block.hpp>
-#include <tandem/crypto/cpu.hpp>
+#include <tandem/crypto/isa.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>

@@ -11,7 +11,9 @@
 // register holds byte b of the 16 rows; then _mm_movemask_epi8 reads bit 7 of
 // every byte — 16 bits of column 8b+7 — and a left shift brings bit 6 up, and
 // so on. With AVX2 (AVX-512BW) the same runs on 2 (4) groups of 16 rows per
-// register, whose masks are 32 (64) consecutive bits of a column.
+// register, whose masks are 32 (64) consecutive bits of a column. All three
+// are compiled in every build; the widest this CPU runs is chosen at run
+// time (AVX-512 together with the VAES kernels, crypto/isa.hpp).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -25,37 +27,47 @@
 #include <span>
 #include <string>
 
-#include <emmintrin.h>
-#if defined(__AVX2__) || defined(__AVX512BW__)
+#include <tandem/crypto/isa.hpp>
+
 #include <immintrin.h>
-#endif
 
-TANDEM_CRYPTO_BEGIN
-
-namespace tandem::ot {
-
-namespace detail {
+// The shared steps have no target of their own and are always inlined, so
+// each takes the width of the variant that calls it.
+namespace tandem::ot::detail {
 
 /// Transposes x as a 16×16 byte matrix in every 128-bit lane (vector k, byte b
 /// → vector b, byte k). Each round of unpacks rotates the 8-bit index
 /// (vector:4, byte:4) left by one, so four rounds swap the two halves.
-template <class V, class Lo, class Hi>
-inline void byte_transpose16(V (&x)[16], Lo lo, Hi hi) noexcept {
+/// Unpack::unpack(a, b, lo, hi) is the pair of byte unpacks of the width V
+/// (vectors by reference: one function must not take wider vectors by value
+/// than its target has registers for).
+template <class Unpack, class V>
+[[gnu::always_inline]] inline void byte_transpose16(V (&x)[16]) noexcept {
     for (int round = 0; round < 4; ++round) {
         V y[16];
-        for (int k = 0; k < 8; ++k) {
-            y[2 * k] = lo(x[k], x[k + 8]);
-            y[2 * k + 1] = hi(x[k], x[k + 8]);
-        }
+        for (int k = 0; k < 8; ++k) Unpack::unpack(x[k], x[k + 8], y[2 * k], y[2 * k + 1]);
         for (int k = 0; k < 16; ++k) x[k] = y[k];
     }
 }
 
 /// Stores the low `Bytes` bytes of mask at byte offset `at` of column c.
 template <std::size_t Bytes, class Mask>
-inline void put_bits(block* cols, std::size_t c, std::size_t at, Mask mask) noexcept {
+[[gnu::always_inline]] inline void put_bits(block* cols, std::size_t c, std::size_t at, Mask mask) noexcept {
     std::memcpy(reinterpret_cast<unsigned char*>(cols + c) + at, &mask, Bytes);
 }
+
+}  // namespace tandem::ot::detail
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::ot::detail {
+
+struct unpack_sse2 {
+    static void unpack(const __m128i& a, const __m128i& b, __m128i& lo, __m128i& hi) noexcept {
+        lo = _mm_unpacklo_epi8(a, b);
+        hi = _mm_unpackhi_epi8(a, b);
+    }
+};
 
 /// SSE2: one group of 16 rows per register; rows at in + r * stride (bytes).
 inline void transpose128_sse2(const unsigned char* in, std::size_t stride, block* cols) noexcept {
@@ -63,9 +75,7 @@ inline void transpose128_sse2(const unsigned char* in, std::size_t stride, block
         __m128i x[16];
         for (std::size_t k = 0; k < 16; ++k)
             x[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + (16 * g + k) * stride));
-        byte_transpose16(
-            x, [](__m128i a, __m128i b) { return _mm_unpacklo_epi8(a, b); },
-            [](__m128i a, __m128i b) { return _mm_unpackhi_epi8(a, b); });
+        byte_transpose16<unpack_sse2>(x);
         for (std::size_t b = 0; b < 16; ++b) {
             __m128i v = x[b];
             for (int bit = 7; bit >= 0; --bit) {
@@ -77,7 +87,21 @@ inline void transpose128_sse2(const unsigned char* in, std::size_t stride, block
     }
 }
 
-#if defined(__AVX2__)
+}  // namespace tandem::ot::detail
+
+TANDEM_CRYPTO_END
+
+TANDEM_AVX2_BEGIN
+
+namespace tandem::ot::detail {
+
+struct unpack_avx2 {
+    static void unpack(const __m256i& a, const __m256i& b, __m256i& lo, __m256i& hi) noexcept {
+        lo = _mm256_unpacklo_epi8(a, b);
+        hi = _mm256_unpackhi_epi8(a, b);
+    }
+};
+
 /// AVX2: register k holds rows 32g+k (low lane) and 32g+16+k (high lane).
 inline void transpose128_avx2(const unsigned char* in, std::size_t stride, block* cols) noexcept {
     auto row = [&](std::size_t r) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * stride)); };
@@ -85,9 +109,7 @@ inline void transpose128_avx2(const unsigned char* in, std::size_t stride, block
         __m256i x[16];
         for (std::size_t k = 0; k < 16; ++k)
             x[k] = _mm256_inserti128_si256(_mm256_castsi128_si256(row(32 * g + k)), row(32 * g + 16 + k), 1);
-        byte_transpose16(
-            x, [](__m256i a, __m256i b) { return _mm256_unpacklo_epi8(a, b); },
-            [](__m256i a, __m256i b) { return _mm256_unpackhi_epi8(a, b); });
+        byte_transpose16<unpack_avx2>(x);
         for (std::size_t b = 0; b < 16; ++b) {
             __m256i v = x[b];
             for (int bit = 7; bit >= 0; --bit) {
@@ -98,9 +120,21 @@ inline void transpose128_avx2(const unsigned char* in, std::size_t stride, block
         }
     }
 }
-#endif
+}  // namespace tandem::ot::detail
 
-#if defined(__AVX512BW__)
+TANDEM_AVX2_END
+
+TANDEM_VAES_BEGIN
+
+namespace tandem::ot::detail {
+
+struct unpack_avx512 {
+    static void unpack(const __m512i& a, const __m512i& b, __m512i& lo, __m512i& hi) noexcept {
+        lo = _mm512_unpacklo_epi8(a, b);
+        hi = _mm512_unpackhi_epi8(a, b);
+    }
+};
+
 /// AVX-512BW: register k holds rows 64h+k, 64h+16+k, 64h+32+k, 64h+48+k.
 inline void transpose128_avx512(const unsigned char* in, std::size_t stride, block* cols) noexcept {
     auto row = [&](std::size_t r) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * stride)); };
@@ -114,9 +148,7 @@ inline void transpose128_avx512(const unsigned char* in, std::size_t stride, blo
             v = _mm512_mask_broadcast_i32x4(v, 0x0F00, row(r + 32));
             x[k] = _mm512_mask_broadcast_i32x4(v, 0xF000, row(r + 48));
         }
-        byte_transpose16(
-            x, [](__m512i a, __m512i b) { return _mm512_unpacklo_epi8(a, b); },
-            [](__m512i a, __m512i b) { return _mm512_unpackhi_epi8(a, b); });
+        byte_transpose16<unpack_avx512>(x);
         for (std::size_t b = 0; b < 16; ++b) {
             __m512i v = x[b];
             for (int bit = 7; bit >= 0; --bit) {
@@ -127,21 +159,26 @@ inline void transpose128_avx512(const unsigned char* in, std::size_t stride, blo
         }
     }
 }
-#endif
+}  // namespace tandem::ot::detail
 
-/// The widest variant compiled in. Rows are 16 bytes at in + r * stride;
+TANDEM_VAES_END
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::ot {
+
+namespace detail {
+/// The widest variant this CPU runs. Rows are 16 bytes at in + r * stride;
 /// cols (128 blocks) must not overlap them.
 inline void transpose128_strided(const void* in, std::size_t stride, block* cols) noexcept {
     const auto* p = static_cast<const unsigned char*>(in);
-#if defined(__AVX512BW__)
-    transpose128_avx512(p, stride, cols);
-#elif defined(__AVX2__)
-    transpose128_avx2(p, stride, cols);
-#else
-    transpose128_sse2(p, stride, cols);
-#endif
+    if (tandem::detail::use_vaes())
+        transpose128_avx512(p, stride, cols);
+    else if (tandem::detail::cpu().avx2)
+        transpose128_avx2(p, stride, cols);
+    else
+        transpose128_sse2(p, stride, cols);
 }
-
 }  // namespace detail
 
 /// cols[j] bit i = rows[i] bit j, for 128 rows. rows and cols must not overlap.
