@@ -283,7 +283,9 @@ private:
     struct state {
         state(party p, std::unique_ptr<net::channel> c, const session_options& o)
             : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
-              progress(o.progress), pipeline(o.pipeline_streams) {
+              rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
+                                  : os_random_block()),
+              seeded(o.insecure_seed.has_value()), progress(o.progress), pipeline(o.pipeline_streams) {
             if (!ch) throw usage_error("session: no channel given");
             if (threads == 0 || threads > 256)
                 throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
@@ -315,7 +317,9 @@ private:
         std::vector<net::channel*> bob_links;
         std::optional<exec::workers> peer_pool;
         std::optional<exec::workers> side;
-        prg rng;
+        prg rng;      // all of this party's randomness but libsodium's (the base OTs')...
+        bool seeded;  // ...unless insecure_seed is set: then that too, to replay a run
+        prg* base_ot_rng() noexcept { return seeded ? &rng : nullptr; }
         block delta;                               // this party's free-XOR offset (bob's only with IPP)
         std::optional<ot::cot_sender> sender;      // correlation: this party's Δ (alice; bob with IPP)
         std::optional<ot::cot_receiver> receiver;  // correlation: the peer's Δ (bob; alice with IPP)
@@ -424,13 +428,13 @@ private:
         state& s = *s_;
         const auto own_delta = [&] {
             s.delta = s.rng.next() | block(0, 1);
-            s.sender.emplace(*s.ch, s.delta);
+            s.sender.emplace(*s.ch, s.delta, s.base_ot_rng());
         };
         if (s.me == party::alice) own_delta();
-        else s.receiver.emplace(*s.ch);
+        else s.receiver.emplace(*s.ch, s.base_ot_rng());
         if (s.ipp) {
             if (s.me == party::bob) own_delta();
-            else s.receiver.emplace(*s.ch);
+            else s.receiver.emplace(*s.ch, s.base_ot_rng());
         }
         s.ch->flush();
     }

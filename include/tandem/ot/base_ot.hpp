@@ -20,6 +20,8 @@
 #include <tandem/crypto/target.hpp>
 
 #include <tandem/crypto/block.hpp>
+#include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/wipe.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
 
@@ -51,10 +53,20 @@ inline void require_sodium() {
     if (!ok) throw error("tandem: libsodium failed to initialise (sodium_init), needed for the base OTs");
 }
 
-/// A scalar that is wiped when it goes out of scope.
+/// A random scalar that is wiped when it goes out of scope: from libsodium's
+/// generator, or — for reproducible tests only — reduced from 64 bytes of `rng`.
 struct secret_scalar {
     unsigned char s[scalar_bytes];
-    secret_scalar() { crypto_core_ristretto255_scalar_random(s); }
+    explicit secret_scalar(prg* rng) {
+        if (rng == nullptr) {
+            crypto_core_ristretto255_scalar_random(s);
+            return;
+        }
+        block wide[4];  // 512 bits reduced mod ℓ: uniform up to 2^-260
+        rng->fill(wide, 4);
+        crypto_core_ristretto255_scalar_reduce(s, reinterpret_cast<const unsigned char*>(wide));
+        tandem::detail::wipe(wide, sizeof wide);
+    }
     secret_scalar(const secret_scalar&) = delete;
     secret_scalar& operator=(const secret_scalar&) = delete;
     ~secret_scalar() { sodium_memzero(s, sizeof s); }
@@ -86,10 +98,12 @@ inline block base_ot_hash(const point& a, const point& b, std::uint64_t i, const
 
 /// Sender side of keys.size() random OTs: learns keys[i] = {k_i^0, k_i^1}.
 /// The receiver (base_ot_receive, same n) learns k_i^{c_i} and nothing about k_i^{1-c_i}.
-inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys) {
+/// `rng`: where the secret scalars come from — nullptr (libsodium's generator)
+/// unless a test wants a run it can replay (session_options::insecure_seed).
+inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys, prg* rng = nullptr) {
     detail::require_sodium();
     const std::size_t n = keys.size();
-    const detail::secret_scalar a;
+    const detail::secret_scalar a(rng);
     detail::point big_a, a_a;  // A = a·G, a·A
     if (crypto_scalarmult_ristretto255_base(big_a.data(), a.s) != 0 ||
         crypto_scalarmult_ristretto255(a_a.data(), a.s, big_a.data()) != 0)
@@ -120,7 +134,8 @@ inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys)
 
 /// Receiver side: choices[i] ∈ {0, 1}; learns keys[i] = k_i^{choices[i]}.
 /// Sends its points in batches, flushing each.
-inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choices, std::span<block> keys) {
+inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choices, std::span<block> keys,
+                            prg* rng = nullptr) {
     detail::require_sodium();
     const std::size_t n = keys.size();
     if (choices.size() != n)
@@ -140,7 +155,7 @@ inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choi
     std::vector<detail::point> big_b(n);
     detail::point b0, b1, shared;
     for (std::size_t i = 0; i < n; ++i) {
-        const detail::secret_scalar b;
+        const detail::secret_scalar b(rng);
         if (crypto_scalarmult_ristretto255_base(b0.data(), b.s) != 0)
             tandem::detail::internal_error("base_ot_receive: zero scalar");
         crypto_core_ristretto255_add(b1.data(), b0.data(), big_a.data());

@@ -119,13 +119,14 @@ class cot_sender {
 public:
     /// Runs the 128 base OTs (as their receiver, choosing the bits of delta).
     /// The peer constructs a cot_receiver on the same channel at the same time.
-    cot_sender(net::channel& ch, block delta) : delta_(delta) {
+    /// `rng` feeds the base OTs (nullptr: libsodium's generator; see base_ot_send).
+    cot_sender(net::channel& ch, block delta, prg* rng = nullptr) : delta_(delta) {
         tandem::detail::require_aes_instructions();
         if (delta == block()) throw usage_error("ot::cot_sender: delta must not be zero");
         std::array<std::uint8_t, 128> choices;
         std::array<block, 128> seeds;
         for (std::size_t j = 0; j < 128; ++j) choices[j] = static_cast<std::uint8_t>(detail::bit_of(delta, j));
-        base_ot_receive(ch, choices, seeds);
+        base_ot_receive(ch, choices, seeds, rng);
         keys_.reserve(128);
         for (const block& s : seeds) keys_.emplace_back(s);
         tandem::detail::wipe(choices.data(), sizeof choices);
@@ -181,10 +182,10 @@ private:
 class cot_receiver {
 public:
     /// Runs the 128 base OTs (as their sender). The peer constructs a cot_sender.
-    explicit cot_receiver(net::channel& ch) {
+    explicit cot_receiver(net::channel& ch, prg* rng = nullptr) {
         tandem::detail::require_aes_instructions();
         std::array<std::array<block, 2>, 128> seeds;
-        base_ot_send(ch, seeds);
+        base_ot_send(ch, seeds, rng);
         keys0_.reserve(128);
         keys1_.reserve(128);
         for (const auto& s : seeds) {

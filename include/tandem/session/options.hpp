@@ -83,6 +83,12 @@ struct session_options {
     /// garbling then take turns on the calling thread. Each party chooses
     /// for itself.
     bool pipeline_streams = false;
+    /// INSECURE — for tests only. Derives all of this party's randomness (Δ,
+    /// labels, hash keys, the base OTs' secret scalars) from this seed, so a
+    /// failing two-party test replays byte for byte. Anyone who knows the
+    /// seed learns this party's inputs from the transcript. Leave unset (the
+    /// default: the OS's generator) for any real use. Not checked with the peer.
+    std::optional<std::uint64_t> insecure_seed;
 };
 
 /// What one run did, as seen by this party.
