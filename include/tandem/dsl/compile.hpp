@@ -23,11 +23,13 @@
 #include <tandem/plain/eval.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -53,7 +55,11 @@ public:
     using output_type = plain_type_t<R>;
     using input_tuple = std::tuple<plain_type_t<Ts>...>;
 
-    explicit circuit(circuit_data data) : circuit<>(std::move(data)) {}
+    /// Validates data as circuit<> does, and that its inputs and outputs
+    /// have the bits, owners and count this signature says.
+    explicit circuit(circuit_data data) : circuit<>(std::move(data)) { check_signature(); }
+    /// For tandem's own use: what compile laid out, not validated again.
+    circuit(circuit_data data, detail::trusted_layout_t t) : circuit<>(std::move(data), t) {}
 
     /// Evaluates the recorded gates on plain inputs.
     output_type eval_plain(const plain_type_t<Ts>&... inputs) const {
@@ -81,6 +87,33 @@ public:
             }
         }
         return results;
+    }
+
+private:
+    /// The typed evaluation encodes value_traits<T>::bits bits per input and
+    /// decodes value_traits<R>::bits output bits: a circuit_data of another
+    /// shape would make it read or write past its arrays.
+    void check_signature() const {
+        const circuit_data& d = data();
+        constexpr std::size_t n = sizeof...(Ts);
+        constexpr std::array<std::size_t, n> bits{value_traits<Ts>::bits...};
+        constexpr std::array<party, n> owners{Ps...};
+        const auto fail = [](const std::string& what) {
+            throw usage_error("circuit: the circuit_data does not fit the circuit's signature: " + what);
+        };
+        if (d.inputs.size() != n)
+            fail("it has " + std::to_string(d.inputs.size()) + " input values, the signature " + std::to_string(n));
+        for (std::size_t i = 0; i < n; ++i) {
+            if (d.inputs[i].bits != bits[i])
+                fail("input value " + std::to_string(i) + " has " + std::to_string(d.inputs[i].bits) +
+                     " bits, its type " + std::to_string(bits[i]));
+            if (d.inputs[i].owner != owners[i])
+                fail("input value " + std::to_string(i) + " is " + std::string(to_string(d.inputs[i].owner)) +
+                     "'s, the signature says " + std::string(to_string(owners[i])) + "'s");
+        }
+        if (d.output_slots.size() != value_traits<R>::bits)
+            fail("it has " + std::to_string(d.output_slots.size()) + " output bits, the result type " +
+                 std::to_string(value_traits<R>::bits));
     }
 };
 
@@ -191,7 +224,7 @@ auto compile(F&& f, input_t<Ps, Ts>...) {
         detail::output_values<R>::add(bld, result);
         last = bld.finish_compile();
     }
-    return circuit<R(input_t<Ps, Ts>...)>(std::move(joiner).finish(std::move(last)));
+    return circuit<R(input_t<Ps, Ts>...)>(std::move(joiner).finish(std::move(last)), detail::trusted_layout);
 }
 
 }  // namespace tandem
