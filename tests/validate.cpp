@@ -449,3 +449,28 @@ TEST_CASE("validate.mutated_circuits_are_refused_or_run") {
     CHECK(accepted > 50);
     CHECK(refused > 500);
 }
+
+TEST_CASE("validate.plan_must_fit_its_circuit") {
+    // exec::garble / exec::evaluate index the plan with the circuit's steps,
+    // levels and instances: a plan made for another circuit is refused.
+    const circuit<> with_region(base()), flat_c(base_flat());
+    prg rng(block(3, 3));
+    gc::encoding enc{rng.next() | block(0, 1), std::vector<block>(4)};
+    rng.fill(enc.zero_labels.data(), enc.zero_labels.size());
+    std::vector<gc::table_buffer> buffers(2);
+    std::vector<gc::table_buffer*> sinks{&buffers[0], &buffers[1]};
+    const std::span<gc::table_buffer* const> out(sinks);
+    const exec::plan p = exec::make_plan(with_region, 2, 1);
+    CHECK_NOTHROW(exec::garble<mitccr_hash>(p, with_region, enc, block(), out));
+    CHECK_THROWS_WITH_AS(exec::garble<mitccr_hash>(p, flat_c, enc, block(), out),
+                         doctest::Contains("the plan does not fit the circuit (the plan has 3 steps, the circuit 1)"),
+                         usage_error);
+    std::vector<gc::table_reader> readers{gc::table_reader(buffers[0].tables()), gc::table_reader(buffers[1].tables())};
+    std::vector<gc::table_reader*> sources{&readers[0], &readers[1]};
+    std::vector<block> labels(4);
+    exec::plan other = exec::make_plan(with_region, 2, 1);
+    other.steps[1].instance_first_and.pop_back();
+    CHECK_THROWS_WITH_AS(exec::evaluate<mitccr_hash>(other, with_region, block(),
+                                                     std::span<gc::table_reader* const>(sources), labels),
+                         doctest::Contains("step 1 is a region of 2 instances"), usage_error);
+}
