@@ -70,7 +70,7 @@ std::pair<double, double> record_then_layout(int products) {
     for (int i = 0; i < products; ++i) acc = acc * xs[i % width] + xs[(i * 7 + 3) % width];
     bld.add_output_value(acc.bits().data(), 64);
     const auto t1 = clock::now();
-    const tandem::circuit<> c(tandem::detail::lay_out(std::move(bld).take()));
+    const tandem::circuit<> c(tandem::detail::lay_out(std::move(bld).take()), tandem::detail::trusted_layout);
     const auto t2 = clock::now();
     return {std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count()};
 }

@@ -136,3 +136,140 @@ TEST_CASE("bristol.mutated_files_throw_or_parse") {
     CHECK(rejected > 0);
     MESSAGE("mutations: " << parsed << " parsed, " << rejected << " rejected");
 }
+
+namespace {
+
+/// A 3-bit ripple-carry adder with carry out, written by hand in the old
+/// (pre-Fashion) format: inputs a (wires 0-2) and b (3-5), least significant
+/// bit first; outputs s0, s1, s2, carry (wires 17-20). c1 = a0 & b0,
+/// t1 = a1 ^ b1, c2 = (a1 & b1) ^ (c1 & t1), t2 = a2 ^ b2, and the carry out
+/// (a2 & b2) | (c2 & t2) through INV as ~(~g2 & ~p2).
+const std::string old_adder =
+    "15 21\n"
+    "3 3 4\n"
+    "\n"
+    "2 1 0 3 6 AND\n"
+    "2 1 1 4 7 XOR\n"
+    "2 1 1 4 8 AND\n"
+    "2 1 6 7 9 AND\n"
+    "2 1 8 9 10 XOR\n"
+    "2 1 2 5 11 XOR\n"
+    "2 1 2 5 12 AND\n"
+    "2 1 10 11 13 AND\n"
+    "1 1 12 14 INV\n"
+    "1 1 13 15 INV\n"
+    "2 1 14 15 16 AND\n"
+    "2 1 0 3 17 XOR\n"
+    "2 1 7 6 18 XOR\n"
+    "2 1 11 10 19 XOR\n"
+    "1 1 16 20 INV\n";
+
+/// Two 1-bit inputs ANDed, in Bristol Fashion.
+const std::string fashion_and = "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n";
+
+circuit<> read_text(const std::string& text, bristol::format fmt) {
+    std::istringstream in(text);
+    return bristol::read(in, "text.txt", {}, fmt);
+}
+
+void check_refused(const std::string& text, bristol::format fmt, const std::string& expected) {
+    std::istringstream in(text);
+    CHECK_THROWS_WITH_AS(bristol::read(in, "text.txt", {}, fmt), doctest::Contains(expected.c_str()), usage_error);
+}
+
+}  // namespace
+
+TEST_CASE("bristol.old_format_adder") {
+    for (const bristol::format fmt : {bristol::format::detect, bristol::format::old}) {
+        const circuit<> c = read_text(old_adder, fmt);
+        CHECK(c.stats().and_gates == 6);
+        REQUIRE(c.data().inputs.size() == 2);
+        CHECK(c.data().inputs[0].bits == 3);
+        CHECK(c.data().inputs[0].owner == party::alice);
+        CHECK(c.data().inputs[1].bits == 3);
+        CHECK(c.data().inputs[1].owner == party::bob);
+        REQUIRE(c.data().outputs.size() == 1);
+        CHECK(c.data().outputs[0].bits == 4);
+        for (unsigned a = 0; a < 8; ++a)
+            for (unsigned b = 0; b < 8; ++b) {
+                std::vector<std::vector<bool>> in(2, std::vector<bool>(3));
+                for (unsigned k = 0; k < 3; ++k) in[0][k] = (a >> k) & 1u, in[1][k] = (b >> k) & 1u;
+                const auto out = eval_plain_bits(c, in);
+                unsigned sum = 0;
+                for (unsigned k = 0; k < 4; ++k) sum |= unsigned{out[0][k]} << k;
+                CHECK(sum == a + b);
+            }
+        // Exported, it is Bristol Fashion, which reads back as the same function.
+        std::stringstream fashion;
+        bristol::write(fashion, c);
+        const circuit<> back = read_text(fashion.str(), bristol::format::fashion);
+        CHECK(eval_plain_bits(back, {{true, true, false}, {true, false, true}}) ==
+              eval_plain_bits(c, {{true, true, false}, {true, false, true}}));
+    }
+}
+
+TEST_CASE("bristol.format_detection_and_refusal") {
+    // Fashion is still detected as Fashion.
+    CHECK(eval_plain_bits(read_text(fashion_and, bristol::format::detect), {{true}, {true}})[0] ==
+          std::vector<bool>{true});
+    CHECK_NOTHROW(read_text(fashion_and, bristol::format::fashion));
+    // Insisting on one format refuses the other, naming the one found (with
+    // the file's own line number: a blank line precedes the adder's first gate).
+    check_refused(old_adder, bristol::format::fashion,
+                  "text.txt:4: '2 1 0 3 6 AND' is a gate where Bristol Fashion has its line of output values: this "
+                  "is a circuit in the old Bristol format");
+    check_refused(fashion_and, bristol::format::old,
+                  "text.txt:3: '1 1' holds only numbers where the old Bristol format has its first gate: this is a "
+                  "Bristol Fashion circuit");
+    // An old file's line 2 has exactly three numbers.
+    check_refused("1 4\n2 1\n2 1 0 1 3 AND\n", bristol::format::detect,
+                  "text.txt:2: line 2 of the old Bristol format must be 'n1 n2 n3'");
+    check_refused("1 5\n2 1 1 1\n2 1 0 1 4 AND\n", bristol::format::old, "must be 'n1 n2 n3'");
+    // Old files are checked like Fashion ones.
+    check_refused("2 5\n1 1 1\n2 1 0 1 4 AND\n", bristol::format::detect, "expected 2 gates, found 1");
+    check_refused("0 3\n1 1 1\n2 1 0 1 2 AND\n", bristol::format::detect,
+                  "text.txt:3: more gate lines than the declared 0");
+    check_refused("1 4\n1 1 1\n2 1 0 1 3 XOR\n2 1 0 1 3 AND\n", bristol::format::old, "text.txt:4: more gate lines");
+    check_refused("1 4\n1 1 1\n2 1 0 9 3 AND\n", bristol::format::detect, "text.txt:3: wire index 9 is out of range");
+    check_refused("1 4\n1 1 0\n2 1 0 1 3 AND\n", bristol::format::detect, "text.txt:2: value width 0 is out of range");
+    // Inputs may be empty in the old format; a file of two lines with no
+    // gates is old when line 2 has three numbers (here: the identity).
+    const circuit<> id = read_text("0 1\n1 0 1\n", bristol::format::detect);
+    REQUIRE(id.data().inputs.size() == 2);
+    CHECK(id.data().inputs[1].bits == 0);
+    CHECK(eval_plain_bits(id, {{true}, {}})[0] == std::vector<bool>{true});
+    CHECK(eval_plain_bits(id, {{false}, {}})[0] == std::vector<bool>{false});
+    check_refused("0 1\n1 1 1\n", bristol::format::fashion, "missing the output values line");
+}
+
+TEST_CASE("bristol.mutated_old_files_throw_or_parse") {
+    // As bristol.mutated_files_throw_or_parse, on the old adder: format
+    // detection sees damaged headers too.
+    const std::uint64_t seed = 131313;
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    const char alphabet[] = "0123456789 \n-XORANDINVEQWM";
+    int parsed = 0, rejected = 0;
+    for (int t = 0; t < 3000; ++t) {
+        std::string s = old_adder;
+        const int edits = 1 + static_cast<int>(rng() % 4);
+        for (int e = 0; e < edits && !s.empty(); ++e) {
+            const std::size_t at = rng() % s.size();
+            switch (rng() % 3) {
+                case 0: s[at] = alphabet[rng() % (sizeof alphabet - 1)]; break;
+                case 1: s.erase(at, 1 + rng() % 8); break;
+                default: s.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]); break;
+            }
+        }
+        try {
+            (void)read_text(s, bristol::format::detect).stats();
+            ++parsed;
+        } catch (const usage_error&) {
+            ++rejected;
+        }
+    }
+    CHECK(parsed + rejected == 3000);
+    CHECK(parsed > 0);
+    CHECK(rejected > 0);
+    MESSAGE("mutations: " << parsed << " parsed, " << rejected << " rejected");
+}

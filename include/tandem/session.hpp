@@ -155,13 +155,22 @@ public:
         static_assert(fits_alice || fits_bob,
                       "session::run: the arguments match neither party's inputs of this circuit (pass this "
                       "party's inputs only, in the order the circuit declares them)");
+        // The converted inputs go on the heap: they may be arrays of a million values.
         std::vector<std::vector<bool>> bits;
         if (me() == party::alice) {
-            if constexpr (fits_alice) bits = detail::encode_inputs<party::alice, input_t<Ps, Ts>...>(alice_t(mine...));
-            else throw usage_error(wrong_inputs_message(sizeof...(Args)));
+            if constexpr (fits_alice) {
+                const auto values = std::make_unique<alice_t>(mine...);
+                bits = detail::encode_inputs<party::alice, input_t<Ps, Ts>...>(*values);
+            } else {
+                throw usage_error(wrong_inputs_message(sizeof...(Args)));
+            }
         } else {
-            if constexpr (fits_bob) bits = detail::encode_inputs<party::bob, input_t<Ps, Ts>...>(bob_t(mine...));
-            else throw usage_error(wrong_inputs_message(sizeof...(Args)));
+            if constexpr (fits_bob) {
+                const auto values = std::make_unique<bob_t>(mine...);
+                bits = detail::encode_inputs<party::bob, input_t<Ps, Ts>...>(*values);
+            } else {
+                throw usage_error(wrong_inputs_message(sizeof...(Args)));
+            }
         }
         const std::optional<std::vector<std::vector<bool>>> out = run_bits(who, c, bits);
         if (!out) return std::nullopt;

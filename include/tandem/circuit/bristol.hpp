@@ -1,4 +1,5 @@
-// tandem/circuit/bristol.hpp — Bristol Fashion import and export.
+// tandem/circuit/bristol.hpp — Bristol Fashion import and export, and
+// import of the older Bristol format.
 //
 // Format (https://nigelsmart.github.io/MPC-Circuits/, "Bristol Fashion"):
 //   line 1: ngates nwires
@@ -8,6 +9,27 @@
 //   XOR, AND, INV, EQ (out = constant in), EQW (out = in), MAND (k ANDs at once).
 // Input value i occupies the next n_i wires; outputs are the last Σm wires.
 // Wire j of a value is bit j of it (least significant first).
+//
+// The old format, which the standard collections still ship for some
+// circuits (the 32-bit adder, SHA-1, ...), has one header line fewer:
+//   line 1: ngates nwires
+//   line 2: n1 n2 n3              bits of input 1, of input 2, of the output
+//   then the gates, as above (its files use XOR, AND and INV).
+// So it always has two input values (n1 or n2 may be 0) and one output
+// value. Wires are numbered as in Fashion: input 1 takes wires [0, n1),
+// input 2 the next n2, the output the last n3, and wire j of a value is its
+// bit j; the published 32-bit adder numbers them so (its output wire 406 =
+// wire 0 XOR wire 32 is bit 0 of the sum, and its carry chain ends in wire
+// 438, bit 32). A file that orders the bits of a value otherwise is read as
+// it is written: reorder the bits yourself.
+//
+// read() takes a `format`: fashion or old to insist on one, or detect (the
+// default) to choose by this rule: the old format's first gate is on line 3,
+// Fashion's line 3 holds only numbers, so the file is old if its third
+// non-blank line ends in a gate name (a word, not a number), Fashion if it
+// does not; a file of two lines is old if it declares no gates and its line 2
+// has three numbers. Insisting on one format refuses the other with a message
+// naming the format found.
 //
 // Import records the gates through the same builder as tandem::compile, so
 // the result is levelled, constant-folded and free of dead gates.
@@ -48,15 +70,19 @@ public:
         }
         return false;
     }
-    [[noreturn]] void fail(const std::string& what) const {
-        throw usage_error(source_ + ":" + std::to_string(number_) + ": " + what);
+    /// The number of the line read last.
+    std::uint64_t line() const noexcept { return number_; }
+    [[noreturn]] void fail(const std::string& what) const { fail_at(number_, what); }
+    [[noreturn]] void fail_at(std::uint64_t line, const std::string& what) const {
+        throw usage_error(source_ + ":" + std::to_string(line) + ": " + what);
     }
     [[noreturn]] void fail_eof(const std::string& what) const {
         throw usage_error(source_ + ": truncated after line " + std::to_string(number_) + ": " + what);
     }
-    std::uint64_t number(std::istringstream& t, const char* what) {
+    std::uint64_t number(std::istringstream& t, const char* what) { return number_at(t, what, number_); }
+    std::uint64_t number_at(std::istringstream& t, const char* what, std::uint64_t line) const {
         std::uint64_t v;
-        if (!(t >> v)) fail(std::string("expected ") + what);
+        if (!(t >> v)) fail_at(line, std::string("expected ") + what);
         return v;
     }
 
@@ -66,31 +92,98 @@ private:
     std::uint64_t number_ = 0;
 };
 
+/// The last whitespace-separated token of a line.
+inline std::string last_token(const std::string& line) {
+    const std::size_t end = line.find_last_not_of(" \t\r");
+    if (end == std::string::npos) return "";
+    const std::size_t space = line.find_last_of(" \t", end);
+    const std::size_t begin = space == std::string::npos ? 0 : space + 1;
+    return line.substr(begin, end + 1 - begin);
+}
+
+/// Number of whitespace-separated tokens of a line.
+inline std::size_t token_count(const std::string& line) {
+    std::istringstream t(line);
+    std::size_t n = 0;
+    for (std::string w; t >> w;) ++n;
+    return n;
+}
+
 }  // namespace detail
 
-/// Reads a Bristol Fashion circuit. Input value i is owned by owners[i]; by
-/// default value 0 belongs to Alice and every other value to Bob. Malformed
-/// input throws usage_error naming `source` and the line.
-inline circuit<> read(std::istream& in, const std::string& source = "<bristol>", std::vector<party> owners = {}) {
+/// Which Bristol format read() accepts (see the top of this header).
+enum class format : std::uint8_t {
+    detect,   ///< either, told apart by line 3
+    fashion,  ///< Bristol Fashion only
+    old,      ///< the old format only: line 2 is "n1 n2 n3"
+};
+
+/// Reads a Bristol circuit, in Bristol Fashion or in the old format as `fmt`
+/// says. Input value i is owned by owners[i]; by default value 0 belongs to
+/// Alice and every other value to Bob. Malformed input throws usage_error
+/// naming `source` and the line.
+inline circuit<> read(std::istream& in, const std::string& source = "<bristol>", std::vector<party> owners = {},
+                      format fmt = format::detect) {
     detail::line_reader r(in, source);
     std::istringstream t;
     if (!r.next(t)) r.fail_eof("missing the header line 'ngates nwires'");
     const std::uint64_t ngates = r.number(t, "the gate count"), nwires = r.number(t, "the wire count");
     if (nwires >= (std::uint64_t{1} << 31)) r.fail("too many wires");
 
-    auto read_widths = [&](const char* what) {
-        if (!r.next(t)) r.fail_eof(std::string("missing the ") + what + " line");
-        const std::uint64_t n = r.number(t, what);
-        std::vector<std::uint32_t> widths;
-        for (std::uint64_t i = 0; i < n; ++i) {
-            const std::uint64_t w = r.number(t, "a value width");
-            if (w == 0 || w > nwires) r.fail("value width " + std::to_string(w) + " is out of range");
-            widths.push_back(static_cast<std::uint32_t>(w));
-        }
-        return widths;
+    // Lines 2 and 3 tell the formats apart: the old format's gates start on line 3.
+    std::istringstream line2, line3;
+    if (!r.next(line2))
+        r.fail_eof("missing the line of input values ('niv n_1 ... n_niv' in Bristol Fashion, 'n1 n2 n3' in the old "
+                   "Bristol format)");
+    const std::uint64_t at2 = r.line();
+    const bool has_line3 = r.next(line3);
+    const std::uint64_t at3 = r.line();
+    const std::string last = detail::last_token(line3.str());
+    const bool line3_is_gate = has_line3 && last.find_first_not_of("0123456789") != std::string::npos;
+    format found = line3_is_gate ? format::old : format::fashion;
+    if (!has_line3)  // nothing to tell by: a file with no gates
+        found = fmt != format::detect ? fmt
+                : ngates == 0 && detail::token_count(line2.str()) == 3 ? format::old
+                                                                        : format::fashion;
+    if (fmt == format::fashion && found == format::old)
+        r.fail_at(at3, "'" + line3.str() +
+                           "' is a gate where Bristol Fashion has its line of output values: this is a circuit in the "
+                           "old Bristol format (line 2 'n1 n2 n3', then the gates), not Bristol Fashion; read it with "
+                           "bristol::format::old or bristol::format::detect");
+    if (fmt == format::old && found == format::fashion)
+        r.fail_at(at3, "'" + line3.str() +
+                           "' holds only numbers where the old Bristol format has its first gate: this is a Bristol "
+                           "Fashion circuit (line 2 'niv n_1 ... n_niv', line 3 'nov m_1 ... m_nov', then the gates), "
+                           "not the old Bristol format; read it with bristol::format::fashion or "
+                           "bristol::format::detect");
+
+    const auto width = [&](std::istringstream& tokens, std::uint64_t line, bool zero_ok) {
+        const std::uint64_t w = r.number_at(tokens, "a value width", line);
+        if ((w == 0 && !zero_ok) || w > nwires)
+            r.fail_at(line, "value width " + std::to_string(w) + " is out of range");
+        return static_cast<std::uint32_t>(w);
     };
-    const std::vector<std::uint32_t> in_widths = read_widths("input values");
-    const std::vector<std::uint32_t> out_widths = read_widths("output values");
+    std::vector<std::uint32_t> in_widths, out_widths;
+    bool line3_pending = false;  // the old format: line 3 is the first gate
+    if (found == format::old) {
+        if (detail::token_count(line2.str()) != 3)
+            r.fail_at(at2, "line 2 of the old Bristol format must be 'n1 n2 n3' (the bits of input 1, of input 2 and "
+                           "of the output), not '" + line2.str() + "'");
+        in_widths.push_back(width(line2, at2, true));
+        in_widths.push_back(width(line2, at2, true));
+        out_widths.push_back(width(line2, at2, false));
+        line3_pending = has_line3;
+    } else {
+        const auto widths = [&](std::istringstream& tokens, std::uint64_t line, const char* what) {
+            const std::uint64_t n = r.number_at(tokens, what, line);
+            std::vector<std::uint32_t> ws;
+            for (std::uint64_t i = 0; i < n; ++i) ws.push_back(width(tokens, line, false));
+            return ws;
+        };
+        in_widths = widths(line2, at2, "input values");
+        if (!has_line3) r.fail_eof("missing the output values line");
+        out_widths = widths(line3, at3, "output values");
+    }
     std::uint64_t total_in = 0;
     for (auto w : in_widths) total_in += w;
     if (total_in > nwires) r.fail("the inputs need more wires than the header declares");
@@ -134,8 +227,12 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
 
     std::vector<std::uint64_t> ins, outs;
     for (std::uint64_t g = 0; g < ngates; ++g) {
-        if (!r.next(t))
+        if (line3_pending) {
+            t.swap(line3);
+            line3_pending = false;
+        } else if (!r.next(t)) {
             r.fail_eof("expected " + std::to_string(ngates) + " gates, found " + std::to_string(g));
+        }
         const std::uint64_t nin = r.number(t, "the gate's input count"), nout = r.number(t, "the gate's output count");
         if (nin > 1024 || nout > 1024) r.fail("gate arity out of range");
         ins.resize(nin);
@@ -173,6 +270,7 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
         }
         if (std::string extra; t >> extra) r.fail("unexpected '" + extra + "' after the gate kind");
     }
+    if (line3_pending) r.fail_at(at3, "more gate lines than the declared " + std::to_string(ngates));
     if (std::istringstream rest; r.next(rest)) r.fail("more gate lines than the declared " + std::to_string(ngates));
 
     std::uint64_t total_out = 0;
@@ -191,11 +289,11 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
     return circuit<>(tandem::detail::lay_out(std::move(bld).take()));
 }
 
-/// Reads a Bristol Fashion file; see read(std::istream&, ...).
-inline circuit<> read_file(const std::string& path, std::vector<party> owners = {}) {
+/// Reads a Bristol file; see read(std::istream&, ...).
+inline circuit<> read_file(const std::string& path, std::vector<party> owners = {}, format fmt = format::detect) {
     std::ifstream in(path);
     if (!in) throw usage_error("cannot open Bristol file '" + path + "'");
-    return read(in, path, std::move(owners));
+    return read(in, path, std::move(owners), fmt);
 }
 
 /// Writes c as Bristol Fashion. Regions are flattened. Outputs are produced

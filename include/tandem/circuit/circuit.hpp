@@ -6,11 +6,22 @@
 // and what the engines consume; `tandem::compile` returns a typed
 // `circuit<R(input<...>...)>` (dsl/compile.hpp) that also knows the C++ types
 // of its inputs and outputs, and converts to circuit<>.
+//
+// Building a circuit from a circuit_data validates it (circuit/validate.hpp):
+// the engines trust every index it holds, so a malformed one is refused here
+// with a usage_error naming the first problem. Two producers skip the check
+// with the detail::trusted_layout tag: tandem::compile, whose layout is
+// valid by construction and for which the check would add ~10 % to every
+// compile (bench/RESULTS.md, "Validated circuits"), and the segments of a
+// streamed run, whose inputs sit in the run's slots rather than in
+// [0, input_bits). Bristol import and flatten are checked: next to parsing
+// or replaying the gates the check costs little.
 #pragma once
 
 #include <tandem/circuit/circuit_data.hpp>
 #include <tandem/circuit/fingerprint.hpp>
 #include <tandem/circuit/stats.hpp>
+#include <tandem/circuit/validate.hpp>
 #include <tandem/error.hpp>
 
 #include <memory>
@@ -22,12 +33,27 @@ namespace tandem {
 template <class Signature = void>
 class circuit;
 
+namespace detail {
+/// Tag of the constructors that skip validation: for circuit_data that
+/// tandem's own layout made (compile, streamed segments), never for data
+/// from elsewhere.
+struct trusted_layout_t {
+    explicit trusted_layout_t() = default;
+};
+inline constexpr trusted_layout_t trusted_layout{};
+}  // namespace detail
+
 template <>
 class circuit<void> {
 public:
     /// An empty circuit: no inputs, no outputs, no gates.
-    circuit() : circuit(circuit_data{}) {}
-    explicit circuit(circuit_data data) : impl_(std::make_shared<const impl>(std::move(data))) {}
+    circuit() : circuit(circuit_data{}, detail::trusted_layout) {}
+    /// Validates data (circuit/validate.hpp): throws usage_error naming the
+    /// first problem if the engines could not run it safely.
+    explicit circuit(circuit_data data)
+        : circuit((detail::validate_circuit(data), std::move(data)), detail::trusted_layout) {}
+    /// For tandem's own use: data laid out by tandem, not validated again.
+    circuit(circuit_data data, detail::trusted_layout_t) : impl_(std::make_shared<const impl>(std::move(data))) {}
 
     const circuit_data& data() const noexcept { return impl_->data; }
     /// Gate counts, levels, working set, bytes a garbled run sends. Computed

@@ -20,6 +20,8 @@
 //    [0, input_bits). `inputs[i]` says who owns value i and which bits it has.
 //  * Outputs: `output_slots[k]` is the slot holding output bit k when the
 //    circuit has run, or one of the two constant markers.
+// tandem::circuit checks all of this, and the rules the engines rely on
+// beyond it, when it is built from a circuit_data (circuit/validate.hpp).
 #pragma once
 
 #include <tandem/circuit/gate.hpp>
@@ -76,7 +78,7 @@ struct circuit_data {
     std::vector<std::uint32_t> output_slots;
     std::uint32_t input_bits = 0;
     std::uint32_t slot_count = 0;  ///< peak working set, in slots
-    std::uint64_t wire_count = 0;  ///< distinct wires: input bits + gates
+    std::uint64_t wire_count = 0;  ///< distinct wires: input bits + gates + region instance outputs
     std::vector<region_data> regions;
 };
 

@@ -23,11 +23,14 @@
 #include <tandem/plain/eval.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -53,34 +56,77 @@ public:
     using output_type = plain_type_t<R>;
     using input_tuple = std::tuple<plain_type_t<Ts>...>;
 
-    explicit circuit(circuit_data data) : circuit<>(std::move(data)) {}
+    /// Validates data as circuit<> does, and that its inputs and outputs
+    /// have the bits, owners and count this signature says.
+    explicit circuit(circuit_data data) : circuit<>(std::move(data)) { check_signature(); }
+    /// For tandem's own use: what compile laid out, not validated again.
+    circuit(circuit_data data, detail::trusted_layout_t t) : circuit<>(std::move(data), t) {}
 
     /// Evaluates the recorded gates on plain inputs.
     output_type eval_plain(const plain_type_t<Ts>&... inputs) const {
-        const input_tuple set{inputs...};
-        return eval_plain_batch(std::span<const input_tuple>(&set, 1)).front();
+        // Encoded straight from the arguments: a copy of big input arrays
+        // would go on the stack.
+        std::vector<output_type> results = eval_sets(1, [&](std::size_t, detail::lane_cursor& cur) {
+            (value_traits<Ts>::encode(inputs, cur), ...);
+        });
+        return std::move(results.front());
     }
 
     /// Evaluates many input sets, 64 per pass over the gates.
     std::vector<output_type> eval_plain_batch(std::span<const input_tuple> sets) const {
+        return eval_sets(sets.size(), [&](std::size_t k, detail::lane_cursor& cur) {
+            std::apply([&](const auto&... v) { (value_traits<Ts>::encode(v, cur), ...); }, sets[k]);
+        });
+    }
+
+private:
+    /// Evaluates n input sets, encode(k, cursor) writing the bits of set k;
+    /// the results are decoded in place, on the heap.
+    template <class Encode>
+    std::vector<output_type> eval_sets(std::size_t n, Encode&& encode) const {
         const circuit_data& d = data();
-        std::vector<output_type> results;
-        results.reserve(sets.size());
+        std::vector<output_type> results(n);
         std::vector<std::uint64_t> in(d.input_bits), out(d.output_slots.size());
-        for (std::size_t base = 0; base < sets.size(); base += 64) {
-            const std::size_t lanes = std::min<std::size_t>(64, sets.size() - base);
+        for (std::size_t base = 0; base < n; base += 64) {
+            const std::size_t lanes = std::min<std::size_t>(64, n - base);
             std::fill(in.begin(), in.end(), 0);
             for (std::size_t l = 0; l < lanes; ++l) {
                 detail::lane_cursor cur{in.data(), static_cast<unsigned>(l)};
-                std::apply([&](const auto&... v) { (value_traits<Ts>::encode(v, cur), ...); }, sets[base + l]);
+                encode(base + l, cur);
             }
             detail::eval_lanes(d, in, out);
             for (std::size_t l = 0; l < lanes; ++l) {
                 detail::const_lane_cursor cur{out.data(), static_cast<unsigned>(l)};
-                results.push_back(value_traits<R>::decode(cur));
+                value_traits<R>::decode_into(results[base + l], cur);
             }
         }
         return results;
+    }
+
+    /// The typed evaluation encodes value_traits<T>::bits bits per input and
+    /// decodes value_traits<R>::bits output bits: a circuit_data of another
+    /// shape would make it read or write past its arrays.
+    void check_signature() const {
+        const circuit_data& d = data();
+        constexpr std::size_t n = sizeof...(Ts);
+        constexpr std::array<std::size_t, n> bits{value_traits<Ts>::bits...};
+        constexpr std::array<party, n> owners{Ps...};
+        const auto fail = [](const std::string& what) {
+            throw usage_error("circuit: the circuit_data does not fit the circuit's signature: " + what);
+        };
+        if (d.inputs.size() != n)
+            fail("it has " + std::to_string(d.inputs.size()) + " input values, the signature " + std::to_string(n));
+        for (std::size_t i = 0; i < n; ++i) {
+            if (d.inputs[i].bits != bits[i])
+                fail("input value " + std::to_string(i) + " has " + std::to_string(d.inputs[i].bits) +
+                     " bits, its type " + std::to_string(bits[i]));
+            if (d.inputs[i].owner != owners[i])
+                fail("input value " + std::to_string(i) + " is " + std::string(to_string(d.inputs[i].owner)) +
+                     "'s, the signature says " + std::string(to_string(owners[i])) + "'s");
+        }
+        if (d.output_slots.size() != value_traits<R>::bits)
+            fail("it has " + std::to_string(d.output_slots.size()) + " output bits, the result type " +
+                 std::to_string(value_traits<R>::bits));
     }
 };
 
@@ -149,6 +195,16 @@ private:
     circuit_data all_;
 };
 
+/// Declares the next input value, owned by P, and makes v its secure value.
+template <party P, class T>
+void enter_input(builder& bld, T& v) {
+    const wire_ref first = bld.add_input_value(P, static_cast<std::uint32_t>(value_traits<T>::bits));
+    std::vector<wire_ref> refs(value_traits<T>::bits);
+    for (std::uint32_t k = 0; k < refs.size(); ++k) refs[k] = builder::input_bit(first, k);
+    ref_cursor cur{refs.data(), bld.serial()};
+    value_traits<T>::assign(v, cur);
+}
+
 template <class R>
 struct output_values {  // a single output value
     static void add(builder& bld, const R& r) { add_output(bld, r); }
@@ -165,6 +221,12 @@ struct output_values<std::tuple<Vs...>> {  // a tuple: one output value per elem
 /// Records `f` into a levelled circuit. Each `input<party, T>` tag declares one
 /// argument of f, in order; f returns a secure value, a std::tuple, a std::array
 /// or a Hana struct of them.
+///
+/// tandem keeps the input values and the result on the heap, but a parameter
+/// that f takes by value is a copy on f's stack: take big inputs (arrays of
+/// thousands of values) by const reference, `const std::array<T, N>&`. Two
+/// arrays of 500,000 secure_uint<20> taken by value need about 120 MB of
+/// stack, far more than a thread's default 8 MB.
 template <class F, party... Ps, class... Ts>
 auto compile(F&& f, input_t<Ps, Ts>...) {
     static_assert(std::is_invocable_v<F&, Ts...>,
@@ -179,19 +241,18 @@ auto compile(F&& f, input_t<Ps, Ts>...) {
     {
         detail::builder bld(detail::builder::compile_segment_ands, joiner);
         detail::active_builder_scope scope(bld);
-        std::tuple<Ts...> args{[&] {
-            const detail::wire_ref first = bld.add_input_value(Ps, static_cast<std::uint32_t>(value_traits<Ts>::bits));
-            std::vector<detail::wire_ref> refs(value_traits<Ts>::bits);
-            for (std::uint32_t k = 0; k < refs.size(); ++k) refs[k] = detail::builder::input_bit(first, k);
-            detail::ref_cursor cur{refs.data(), bld.serial()};
-            return value_traits<Ts>::make(cur);
-        }()...};
+        // The input values and the result live on the heap: inputs of 10^6
+        // values take tens of MB, more than a thread's stack (issue 13).
+        const auto args = std::make_unique<std::tuple<Ts...>>();
+        std::apply([&](Ts&... a) { (detail::enter_input<Ps>(bld, a), ...); }, *args);  // in order
         bld.record_compile();
-        R result = std::apply(f, std::move(args));
-        detail::output_values<R>::add(bld, result);
+        // new R(prvalue) builds the result in place: make_unique would take
+        // it by reference, i.e. as a temporary on the stack.
+        const std::unique_ptr<const R> result(new R(std::apply(f, std::move(*args))));
+        detail::output_values<R>::add(bld, *result);
         last = bld.finish_compile();
     }
-    return circuit<R(input_t<Ps, Ts>...)>(std::move(joiner).finish(std::move(last)));
+    return circuit<R(input_t<Ps, Ts>...)>(std::move(joiner).finish(std::move(last)), detail::trusted_layout);
 }
 
 }  // namespace tandem

@@ -212,11 +212,17 @@ struct stream_arg<input_t<P, T>> {
     using type = T;
     static constexpr bool is_sequence = false;
     static std::uint64_t length(const input_t<P, T>&) { return 1; }
-    static T make(const input_t<P, T>&, const input_feed* feed) {
+    /// On the heap: a single input may be an array of a million values.
+    static std::unique_ptr<T> make(const input_t<P, T>&, const input_feed* feed) {
         const wire_ref w0 = enter_bits<T>(P, feed, 0, 1);
         std::vector<wire_ref> refs(value_traits<T>::bits);
         for (std::size_t k = 0; k < refs.size(); ++k) refs[k] = builder::input_bit(w0, static_cast<std::uint32_t>(k));
-        return make_value<T>(refs.data());
+        auto v = std::make_unique<T>();
+        builder* b = active_builder;
+        const builder::cut_hold hold(b);  // as in make_value
+        ref_cursor cur{refs.data(), b->serial()};
+        value_traits<T>::assign(*v, cur);
+        return v;
     }
 };
 template <party P, class T>
@@ -224,7 +230,9 @@ struct stream_arg<sequence_input_t<P, T>> {
     using type = sequence<T>;
     static constexpr bool is_sequence = true;
     static std::uint64_t length(const sequence_input_t<P, T>& in) { return in.length; }
-    static sequence<T> make(const sequence_input_t<P, T>& in, const input_feed* feed) { return {P, in.length, feed}; }
+    static std::unique_ptr<sequence<T>> make(const sequence_input_t<P, T>& in, const input_feed* feed) {
+        return std::make_unique<sequence<T>>(P, in.length, feed);
+    }
 };
 
 /// Whether Arg can supply input In (see make_feed).
@@ -247,7 +255,11 @@ input_feed make_feed(const In& in, const Arg& arg) {
     constexpr std::size_t bits = value_traits<T>::bits;
     if constexpr (!stream_arg<In>::is_sequence) {
         static_assert(std::is_convertible_v<const Arg&, plain>, "tandem::stream: an input value has the wrong type");
-        return [v = encode_plain<T>(static_cast<plain>(arg))](std::uint64_t, std::size_t, std::uint8_t* out) {
+        // A conversion is made on the heap: the value may be a big array.
+        std::vector<std::uint8_t> bits;
+        if constexpr (std::is_same_v<Arg, plain>) bits = encode_plain<T>(arg);
+        else bits = encode_plain<T>(*std::make_unique<plain>(arg));
+        return [v = std::move(bits)](std::uint64_t, std::size_t, std::uint8_t* out) {
             std::copy(v.begin(), v.end(), out);
         };
     } else if constexpr (std::is_invocable_v<const Arg&, std::uint64_t>) {
@@ -402,6 +414,14 @@ plain_type_t<V> decode_bits(const std::vector<bool>& bits) {
     return value_traits<V>::decode(cur);
 }
 
+/// Decodes a value of type V from opened bits into `out`, in place.
+template <class V>
+void decode_bits_into(const std::vector<bool>& bits, plain_type_t<V>& out) {
+    std::vector<std::uint64_t> words(bits.begin(), bits.end());
+    const_lane_cursor cur{words.data(), 0};
+    value_traits<V>::decode_into(out, cur);
+}
+
 /// The bits of a value, as references (its owner checked against the builder).
 template <class V>
 std::vector<wire_ref> refs_of(builder& b, const V& v) {
@@ -461,13 +481,18 @@ public:
         const detail::active_builder_scope scope(bld);
         std::optional<std::vector<bool>> bits;
         {
-            auto args = make_args(std::index_sequence_for<Ins...>{}, feeds);
-            const result_type result = std::apply(f_, args);
-            const std::vector<detail::wire_ref> refs = detail::refs_of(bld, result);
+            // Inputs and result on the heap, as in compile: a single input may
+            // be an array of a million values.
+            const auto args = make_args(std::index_sequence_for<Ins...>{}, feeds);
+            const std::unique_ptr<const result_type> result(
+                new result_type(std::apply([&](const auto&... a) -> result_type { return f_(*a...); }, args)));
+            const std::vector<detail::wire_ref> refs = detail::refs_of(bld, *result);
             bits = bld.cut(refs, who);
         }
         if (!bits) return std::nullopt;
-        return detail::decode_bits<result_type>(*bits);
+        std::optional<output_type> out(std::in_place);
+        detail::decode_bits_into<result_type>(*bits, *out);
+        return out;
     }
 
     /// For tandem's own use: two words per input for the run header —
@@ -528,10 +553,11 @@ private:
         return feeds;
     }
 
+    /// One heap object per argument, passed to f as *p.
     template <std::size_t... I>
     auto make_args(std::index_sequence<I...>, const detail::stream_inputs& feeds) {
         // Braced initialisation enters the inputs in declaration order.
-        return std::tuple<typename detail::stream_arg<Ins>::type...>{
+        return std::tuple<std::unique_ptr<typename detail::stream_arg<Ins>::type>...>{
             detail::stream_arg<Ins>::make(std::get<I>(ins_), &feeds.feeds[I])...};
     }
 

@@ -20,6 +20,12 @@
 //                                  plain_struct<S> to name your own Hana struct with
 //                                  the same members in the same order.
 // Bits are laid out in declaration order, least significant bit first.
+//
+// Besides make (bits -> secure value) and decode (bits -> plain value), each
+// specialisation has in-place forms, assign and decode_into, that fill an
+// existing object: tandem uses those for inputs and results it keeps on the
+// heap, since an array of a million secure values returned by value would
+// sit on the stack (dozens of MB) on its way there.
 #pragma once
 
 #include <tandem/dsl/bit.hpp>
@@ -101,12 +107,14 @@ struct value_traits<secure_bit> {
     static constexpr std::size_t bits = 1;
     using plain_type = bool;
     static secure_bit make(detail::ref_cursor& c) { return {*c.refs++, c.owner}; }
+    static void assign(secure_bit& v, detail::ref_cursor& c) { v = make(c); }
     static void collect(const secure_bit& v, detail::ref_cursor& c) {
         c.owner = detail::join_owner(c.owner, v.owner());
         *c.refs++ = v.ref();
     }
     static void encode(bool p, detail::lane_cursor& c) { c.put(p); }
     static bool decode(detail::const_lane_cursor& c) { return c.get(); }
+    static void decode_into(bool& p, detail::const_lane_cursor& c) { p = c.get(); }
 };
 
 template <std::size_t N, bool S>
@@ -120,6 +128,7 @@ struct value_traits<secure_integer<N, S>> {
         for (std::size_t i = 0; i < N; ++i) b[i] = *c.refs++;
         return {b, c.owner};
     }
+    static void assign(secure_type& v, detail::ref_cursor& c) { v = make(c); }
     static void collect(const secure_type& v, detail::ref_cursor& c) {
         c.owner = detail::join_owner(c.owner, v.owner());
         for (std::size_t i = 0; i < N; ++i) *c.refs++ = v.bits()[i];
@@ -143,6 +152,7 @@ struct value_traits<secure_integer<N, S>> {
             return v;
         }
     }
+    static void decode_into(plain_type& p, detail::const_lane_cursor& c) { p = decode(c); }
 };
 
 template <class T, std::size_t K>
@@ -153,8 +163,11 @@ struct value_traits<std::array<T, K>> {
 
     static std::array<T, K> make(detail::ref_cursor& c) {
         std::array<T, K> v;
-        for (auto& e : v) e = elem::make(c);
+        assign(v, c);
         return v;
+    }
+    static void assign(std::array<T, K>& v, detail::ref_cursor& c) {
+        for (auto& e : v) elem::assign(e, c);
     }
     static void collect(const std::array<T, K>& v, detail::ref_cursor& c) {
         for (const auto& e : v) elem::collect(e, c);
@@ -164,8 +177,11 @@ struct value_traits<std::array<T, K>> {
     }
     static plain_type decode(detail::const_lane_cursor& c) {
         plain_type p;
-        for (auto& e : p) e = elem::decode(c);
+        decode_into(p, c);
         return p;
+    }
+    static void decode_into(plain_type& p, detail::const_lane_cursor& c) {
+        for (auto& e : p) elem::decode_into(e, c);
     }
 };
 
@@ -175,6 +191,9 @@ struct value_traits<std::tuple<Ts...>> {
     using plain_type = std::tuple<typename value_traits<Ts>::plain_type...>;
 
     static std::tuple<Ts...> make(detail::ref_cursor& c) { return std::tuple<Ts...>{value_traits<Ts>::make(c)...}; }
+    static void assign(std::tuple<Ts...>& v, detail::ref_cursor& c) {
+        std::apply([&](auto&... e) { (value_traits<Ts>::assign(e, c), ...); }, v);  // in order
+    }
     static void collect(const std::tuple<Ts...>& v, detail::ref_cursor& c) {
         std::apply([&](const auto&... e) { (value_traits<std::remove_cvref_t<decltype(e)>>::collect(e, c), ...); }, v);
     }
@@ -184,6 +203,9 @@ struct value_traits<std::tuple<Ts...>> {
     static plain_type decode(detail::const_lane_cursor& c) {
         // Braced initialisation evaluates left to right.
         return plain_type{value_traits<Ts>::decode(c)...};
+    }
+    static void decode_into(plain_type& p, detail::const_lane_cursor& c) {
+        std::apply([&](auto&... e) { (value_traits<Ts>::decode_into(e, c), ...); }, p);  // in order
     }
 };
 
@@ -217,11 +239,14 @@ struct value_traits<S> {
 
     static S make(detail::ref_cursor& c) {
         S v{};
+        assign(v, c);
+        return v;
+    }
+    static void assign(S& v, detail::ref_cursor& c) {
         boost::hana::for_each(boost::hana::accessors<S>(), [&](auto p) {
             auto& m = boost::hana::second(p)(v);
-            m = value_traits<std::remove_cvref_t<decltype(m)>>::make(c);
+            value_traits<std::remove_cvref_t<decltype(m)>>::assign(m, c);
         });
-        return v;
     }
     static void collect(const S& v, detail::ref_cursor& c) {
         boost::hana::for_each(boost::hana::accessors<S>(), [&](auto p) {
@@ -234,8 +259,11 @@ struct value_traits<S> {
     }
     static plain_type decode(detail::const_lane_cursor& c) {
         plain_type pv{};
-        for_each_plain(pv, [&](auto tag, auto& m) { m = decltype(tag)::type::decode(c); });
+        decode_into(pv, c);
         return pv;
+    }
+    static void decode_into(plain_type& pv, detail::const_lane_cursor& c) {
+        for_each_plain(pv, [&](auto tag, auto& m) { decltype(tag)::type::decode_into(m, c); });
     }
 
 private:

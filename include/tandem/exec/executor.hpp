@@ -323,6 +323,7 @@ gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encod
     gc::detail::check_labels(c, input.zero_labels.size(), "garble");
     if (!input.delta.lsb()) throw usage_error("garble: Δ must have lsb 1 (point-and-permute)");
     if (sinks.size() != p.workers) throw usage_error("exec::garble: one table sink per worker expected");
+    check_plan_fits(p, c);
     gc::detail::label_array label = gc::detail::input_slots(c, input.zero_labels);
     using core = gc::garbler_core<Hash, Sink>;
     detail::run_cores<core>(
@@ -341,6 +342,7 @@ std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_sta
     const circuit_data& c = circ.data();
     gc::detail::check_labels(c, input_labels.size(), "evaluate");
     if (sources.size() != p.workers) throw usage_error("exec::evaluate: one table source per worker expected");
+    check_plan_fits(p, c);
     gc::detail::label_array label = gc::detail::input_slots(c, input_labels);
     using core = gc::evaluator_core<Hash, Source>;
     detail::run_cores<core>(

@@ -119,6 +119,32 @@ inline std::uint32_t split_instances(const region_data& r, const std::vector<std
     return range.end > range.begin ? parts : 0;
 }
 
+/// Throws usage_error unless p was made for a circuit shaped like c (same
+/// steps, levels and region instances): the executor indexes the plan with
+/// c's numbers and does not check them again.
+inline void check_plan_fits(const plan& p, const circuit_data& c) {
+    const auto fail = [](const std::string& what) {
+        throw usage_error("tandem: the plan does not fit the circuit (" + what +
+                          "); make the plan with exec::make_plan from the circuit it runs");
+    };
+    if (p.workers == 0 || p.worker_ands.size() != p.workers) fail("its worker counts disagree");
+    if (p.steps.size() != c.steps.size())
+        fail("the plan has " + std::to_string(p.steps.size()) + " steps, the circuit " +
+             std::to_string(c.steps.size()));
+    if (p.level_first_and.size() != c.levels.size())
+        fail("the plan has " + std::to_string(p.level_first_and.size()) + " levels, the circuit " +
+             std::to_string(c.levels.size()));
+    for (std::size_t s = 0; s < c.steps.size(); ++s) {
+        if (c.steps[s].kind != step_kind::region) continue;
+        const std::size_t n = c.regions[c.steps[s].region].instances.size();
+        const step_plan& sp = p.steps[s];
+        if (sp.instance_first_and.size() != n || sp.parts.size() != p.workers)
+            fail("step " + std::to_string(s) + " is a region of " + std::to_string(n) + " instances");
+        for (const instance_range& part : sp.parts)
+            if (part.begin > part.end || part.end > n) fail("step " + std::to_string(s) + " has a part out of range");
+    }
+}
+
 /// The plan for running c with `workers` workers (threads and links per party).
 inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
                       std::uint32_t fgp_min_ands = default_fgp_min_ands) {

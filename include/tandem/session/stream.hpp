@@ -295,7 +295,7 @@ public:
         }
         wipe_all(q);
         using core = gc::garbler_core<Hash, gc::channel_sink>;
-        const circuit<> c(std::move(s.data));
+        const circuit<> c(std::move(s.data), trusted_layout);  // inputs sit in the run's slots: not a stand-alone circuit
         ch_.flush();  // Bob needs the labels before any table: a segment's first tables may all go to worker links
         std::vector<gc::channel_sink> sinks;
         for (net::channel* l : links_) sinks.emplace_back(*l);
@@ -378,7 +378,7 @@ public:
             labels_[in.slot] = in.owner == party::bob ? t[mine_k++] : ch_.recv_value<block>();
         wipe_all(t);
         using core = gc::evaluator_core<Hash, gc::channel_source>;
-        const circuit<> c(std::move(s.data));
+        const circuit<> c(std::move(s.data), trusted_layout);  // inputs sit in the run's slots: not a stand-alone circuit
         run_segment<core>(c, [&](std::uint32_t w, const exec::plan* p) {
             sources_[w]->allow(2 * (p != nullptr ? p->worker_ands[w] : s.and_gates));  // this segment's tables on link w
             return std::make_unique<core>(hash_start_, *sources_[w]);
