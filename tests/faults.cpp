@@ -157,8 +157,8 @@ protected:
             case fault::none: break;
             }
         }
+        log_->written += n;  // before: bytes blocked in a write count as in flight
         forward(p, n);
-        log_->written += n;
     }
 
     std::size_t read_some(std::byte* p, std::size_t min, std::size_t) override {
@@ -538,4 +538,123 @@ TEST_CASE("faults.matrix") {
                 }
     }
     MESSAGE(cases << " fault cases; " << flips_correct << " flipped byte(s) left both runs correct");
+}
+
+// ---- a slow peer ---------------------------------------------------------------------
+
+namespace {
+
+std::uint64_t rss_bytes() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    return 0;
+}
+
+std::uint64_t kernel_buffer_max(const char* file) {
+    std::ifstream f(file);
+    std::uint64_t lo = 0, def = 0, hi = 0;
+    f >> lo >> def >> hi;
+    return hi;
+}
+
+/// Bob's end of the main link, reading at `rate` bytes per second; records
+/// the most bytes ever in flight (written by alice's end, not yet read here)
+/// and the peak resident size of the process.
+class slow_channel final : public net::channel {
+public:
+    slow_channel(std::unique_ptr<net::channel> inner, double rate, std::shared_ptr<fault_log> writer)
+        : net::channel("slow " + inner->name()), inner_(std::move(inner)), rate_(rate), writer_(std::move(writer)) {}
+    void close() noexcept override { inner_->close(); }
+    void interrupt() noexcept override { inner_->interrupt(); }
+    std::uint64_t max_in_flight = 0, peak_rss = 0;
+
+protected:
+    void write_all(const std::byte* p, std::size_t n, const char*) override {
+        inner_->set_timeout(timeout());
+        inner_->send(p, n);
+        inner_->flush();
+    }
+    std::size_t read_some(std::byte* p, std::size_t min, std::size_t) override {
+        inner_->set_timeout(timeout());
+        if (read_ == 0) t0_ = std::chrono::steady_clock::now();
+        std::size_t got = 0;
+        while (got < min) {  // 64 KiB at a time, each when the rate allows it
+            const std::size_t k = std::min<std::size_t>(min - got, 1 << 16);
+            const auto due = t0_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>(static_cast<double>(read_) / rate_));
+            std::this_thread::sleep_until(due);
+            const std::uint64_t written = writer_->written.load();
+            if (written > read_) max_in_flight = std::max(max_in_flight, written - read_);
+            peak_rss = std::max(peak_rss, rss_bytes());
+            inner_->recv(p + got, k);
+            got += k;
+            read_ += k;
+        }
+        return min;
+    }
+
+private:
+    std::unique_ptr<net::channel> inner_;
+    double rate_;
+    std::shared_ptr<fault_log> writer_;
+    std::uint64_t read_ = 0;
+    std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace
+
+TEST_CASE("faults.slow_peer_does_not_make_the_fast_one_buffer") {
+    // ~190k ANDs: ~6 MB of tables, read by Bob at 1 MB/s.
+    const auto c = compile(
+        [](u32 a, u32 b) {
+            u32 x = a;
+            for (int i = 0; i < 190; ++i) x = x * b + u32(static_cast<std::uint32_t>(i));
+            return x;
+        },
+        input<party::alice, u32>, input<party::bob, u32>);
+    const std::uint64_t tables = 32 * c.stats().and_gates;
+    REQUIRE(tables > 6'000'000);
+    const std::uint32_t a = 12345, b = 0x01000193u;
+    const std::uint32_t expected = c.eval_plain(a, b);
+    for (const bool tcp : {false, true}) {
+        INFO(std::string(tcp ? "tcp" : "memory") << " link");
+        std::unique_ptr<net::channel> main_a, main_b;
+        if (tcp) {
+            net::tcp_listener listener(0, "127.0.0.1");
+            std::thread accept([&] { main_a = listener.accept(5s); });
+            main_b = net::tcp_connect("127.0.0.1", listener.port(), 5s);
+            accept.join();
+        } else {
+            auto [x, y] = net::memory_pair();
+            main_a = std::move(x), main_b = std::move(y);
+        }
+        auto written = std::make_shared<fault_log>();
+        wiring w;
+        w.main_a = std::make_unique<fault_channel>(std::move(main_a), fault::none, direction::send, 0, written);
+        auto slow = std::make_unique<slow_channel>(std::move(main_b), 1e6, written);
+        slow_channel& reader = *slow;
+        w.main_b = std::move(slow);
+        const std::uint64_t rss0 = rss_bytes();
+        std::uint32_t got[2] = {};
+        const auto t0 = std::chrono::steady_clock::now();
+        rethrow(two_party(
+            std::move(w), with_threads(1), with_threads(1), [&](session& s) { got[0] = s.run(c, a); },
+            [&](session& s) { got[1] = s.run(c, b); }));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        CHECK(got[0] == expected);
+        CHECK(got[1] == expected);
+        CHECK(seconds > 0.8 * static_cast<double>(tables) / 1e6);  // the reader really was slow
+        const std::uint64_t bound = tcp ? kernel_buffer_max("/proc/sys/net/ipv4/tcp_wmem") +
+                                                kernel_buffer_max("/proc/sys/net/ipv4/tcp_rmem") + (1u << 20)
+                                         : net::detail::memory_pipe::capacity + (1u << 18);
+        MESSAGE(std::string(tcp ? "tcp" : "memory") << ": " << tables << " bytes of tables in " << seconds
+                                         << " s; at most " << reader.max_in_flight << " bytes in flight (bound "
+                                         << bound << "); peak RSS " << reader.peak_rss / 1000000 << " MB (from "
+                                         << rss0 / 1000000 << " MB)");
+        CHECK(reader.max_in_flight <= bound);
+        if (!tcp) CHECK(reader.max_in_flight < tables);  // the writer was held back, not buffered
+        CHECK(reader.peak_rss < rss0 + (std::uint64_t{64} << 20));
+    }
 }
