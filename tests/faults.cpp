@@ -507,6 +507,9 @@ TEST_CASE("faults.matrix") {
                         // neither of the wire's two; the transfer back takes its colour as
                         // a share and the value re-enters Alice's world validly, wrong.
                         // Needs a protocol change (check transferred labels); see report.
+                        // The other direction is hit too: a flip in Bob's first transfer
+                        // bytes on his world's link 0 (threads 2, byte 20) also gave a
+                        // wrong answer in a trial; this case flips his last bytes instead.
                         WARN_FALSE(wrong.load());
                     } else {
                         CHECK_FALSE(wrong.load());
