@@ -23,7 +23,9 @@
 //    and c alone are uniform, and the OT hides p from E.
 // So a transfer out of world X is one message from X's garbler to X's
 // evaluator — 16 bytes per wire (at least 2 KiB of IKNP columns per
-// boundary) — and it travels on X's link 0 after the tables it follows.
+// boundary) — and it travels on X's link 0 after the tables it follows;
+// Y's garbler then sends 16 bytes of digests per wire on Y's link 0, with
+// which Y's evaluator checks the labels it got (check_transfer_digests).
 //
 // Each world's executor does the transfers out of its world at a boundary,
 // hands the new labels to this party's other executor (handover) and takes
@@ -54,6 +56,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <future>
@@ -61,7 +64,10 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
+
+#include <sodium.h>
 
 TANDEM_CRYPTO_BEGIN
 
@@ -156,6 +162,60 @@ inline void install(handover& h, std::size_t k, exec::world w, const std::vector
     wipe_all(in);
 }
 
+/// A transferred label is checked before it is used. A flipped bit in the
+/// OT columns would otherwise leave the evaluator a label that is neither of
+/// the wire's two; a later transfer reads its colour as a valid share, and the
+/// value re-enters the other world validly: a wrong answer nobody notices.
+/// So the new world's garbler sends, per wire, 8-byte digests of the wire's
+/// two labels in colour order, and the evaluator compares its label's. A
+/// digest of the label it does not hold tells it nothing (BLAKE2b, one-way);
+/// boundary and position are hashed in, so no digest matches another wire.
+inline std::uint64_t transfer_digest(block label, std::uint64_t boundary, std::uint64_t i) {
+    unsigned char in[32];
+    label.store(in);
+    std::memcpy(in + 16, &boundary, 8);
+    std::memcpy(in + 24, &i, 8);
+    std::uint64_t out = 0;
+    crypto_generichash(reinterpret_cast<unsigned char*>(&out), sizeof out, in, sizeof in, nullptr, 0);
+    wipe(in, 16);
+    return out;
+}
+
+/// The garbler's side: digests of the zero and one labels of `slots`, the
+/// label with colour 0 first. Sent on the world's link 0 after the transfer.
+inline void send_transfer_digests(net::channel& ch, std::size_t k, const std::vector<std::uint32_t>& slots,
+                                  const gc::detail::label_array& label, block delta) {
+    if (slots.empty()) return;
+    std::vector<std::uint64_t> d(2 * slots.size());
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        const block zero = label[slots[i]], one = zero ^ delta;
+        const std::uint64_t dz = transfer_digest(zero, k, i), d1 = transfer_digest(one, k, i);
+        const std::uint64_t swap = 0 - static_cast<std::uint64_t>(zero.lsb());  // colour order, no branch
+        d[2 * i] = (dz & ~swap) | (d1 & swap);
+        d[2 * i + 1] = (d1 & ~swap) | (dz & swap);
+    }
+    ch.send(d.data(), d.size() * sizeof d[0]);
+    ch.flush();
+}
+
+/// The evaluator's side: checks the labels just installed at `slots`.
+inline void check_transfer_digests(net::channel& ch, std::size_t k, const std::vector<std::uint32_t>& slots,
+                                   const gc::detail::label_array& label) {
+    if (slots.empty()) return;
+    std::vector<std::uint64_t> d(2 * slots.size());
+    ch.recv(d.data(), d.size() * sizeof d[0]);
+    std::uint64_t differ = 0;  // accumulated: the colours steer no branch
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        const block l = label[slots[i]];
+        const std::uint64_t pick = 0 - static_cast<std::uint64_t>(l.lsb());
+        differ |= transfer_digest(l, k, i) ^ ((d[2 * i] & ~pick) | (d[2 * i + 1] & pick));
+    }
+    if (differ != 0)
+        throw protocol_error("IPP: a label transferred between the worlds at boundary " + std::to_string(k) +
+                             " does not match the garbler's (data corrupted on the link, or the parties run "
+                             "different programs)");
+}
+
 inline double seconds_since(net::clock::time_point t0) {
     return std::chrono::duration<double>(net::clock::now() - t0).count();
 }
@@ -189,6 +249,7 @@ void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::la
             r.transfer_ots[exec::index(x)] += out.size();
         }
         install(h, k, x, t.into_world(x), label);
+        send_transfer_digests(*links[0], k, t.into_world(x), label, r.delta);
     };
     using core = gc::garbler_core<Hash, gc::channel_sink>;
     exec::detail::run_cores<core>(
@@ -221,6 +282,7 @@ void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::
             r.transfer_ots[exec::index(y)] += out.size();
         }
         install(h, k, y, t.into_world(y), label);
+        check_transfer_digests(*links[0], k, t.into_world(y), label);
         const std::vector<std::uint64_t>& segment = r.plan.segment_ands[exec::index(y)][k];
         for (std::size_t w = 0; w < sources.size(); ++w) sources[w]->allow(2 * segment[w]);
     };
