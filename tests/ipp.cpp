@@ -274,7 +274,9 @@ TEST_CASE("ipp.session.insecure_seed_replays_byte_for_byte") {
     const circuit<> c = apps::mvmul_circuit<3, 3>();
     std::mt19937_64 rng(1124);
     const bits_t in = random_inputs(c, rng);
-    for (const auto& [threads, ipp] : {std::pair{1u, false}, std::pair{2u, false}, std::pair{2u, true}}) {
+    for (const auto& config : {std::pair{1u, false}, std::pair{2u, false}, std::pair{2u, true}}) {
+        const std::uint32_t threads = config.first;
+        const bool ipp = config.second;
         INFO("threads " << threads << (ipp ? ", IPP" : "") << ", input seed 1124");
         session_options a = with_threads(threads), b = with_threads(threads);
         a.ipp = b.ipp = ipp;
@@ -302,7 +304,9 @@ TEST_CASE("ipp.plan.replays_in_plaintext") {
     circuits.emplace_back("mvmul 3x3", apps::mvmul_circuit<3, 3>());
     for (std::uint64_t seed = 1; seed <= 24; ++seed) circuits.emplace_back("mixed " + std::to_string(seed), mixed_circuit(seed));
     std::mt19937_64 rng(1301);
-    for (const auto& [name, c] : circuits) {
+    for (const auto& named : circuits) {
+        const std::string& name = named.first;
+        const circuit<>& c = named.second;
         const bits_t in = random_inputs(c, rng);
         const std::vector<bool> expected = flat(eval_plain_bits(c, in));
         for (std::uint32_t w : {1u, 2u, 4u})

@@ -118,7 +118,9 @@ TEST_CASE("net.closed_peer") {
         closer.join();
     }
     SUBCASE("tcp, while sending") {
-        auto [a, b] = tcp_pair();
+        auto pair = tcp_pair();
+        auto& a = pair.first;
+        auto& b = pair.second;
         b.reset();
         std::vector<std::uint8_t> big(1 << 20);
         // The first writes may land in kernel buffers; keep writing until the reset arrives.

@@ -221,7 +221,9 @@ TEST_CASE("ot.base_ot_misuse_and_bad_peers") {
 
 TEST_CASE("ot.peer_closing_during_base_ots") {
     SUBCASE("the COT sender's peer closes before sending A") {
-        auto [a, b] = net::memory_pair();
+        auto pair = net::memory_pair();  // (not a structured binding: Clang 14 cannot capture those)
+        auto& a = pair.first;
+        auto& b = pair.second;
         a->set_timeout(std::chrono::milliseconds(20'000));
         std::thread closer([&] {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -164,7 +164,9 @@ TEST_CASE("stream.minimum_and_edit_distance_match_references") {
             CHECK(fn.last_run().and_gates == apps::minimum_with_index_ands(n, 20));
         }
     }
-    for (const auto& [n, m, letters] : {std::tuple{1, 1, 2}, {3, 9, 2}, {17, 12, 4}, {60, 60, 2}, {64, 33, 4}}) {
+    for (const auto& sizes : {std::tuple{1, 1, 2}, {3, 9, 2}, {17, 12, 4}, {60, 60, 2}, {64, 33, 4}}) {
+        const auto [n_, m_, letters_] = sizes;
+        const int n = n_, m = m_, letters = letters_;  // (Clang 14 cannot capture structured bindings)
         std::vector<std::uint8_t> a(n), b(m);
         for (auto& x : a) x = static_cast<std::uint8_t>(rng() % letters);
         for (auto& x : b) x = static_cast<std::uint8_t>(rng() % letters);

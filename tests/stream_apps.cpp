@@ -61,7 +61,8 @@ void check_minimum(const Circuit& c, const std::vector<std::tuple<values_t<N>>>&
     REQUIRE(results.size() == sets.size());
     for (std::size_t k = 0; k < sets.size(); ++k) {
         const auto& v = std::get<0>(sets[k]);
-        const auto [value, index] = apps::minimum_plain(v);
+        const auto expected = apps::minimum_plain(v);
+        const auto value = expected.first, index = expected.second;
         INFO("set " << k << ": expected min " << value << " at " << index);
         CHECK(std::get<0>(results[k]) == value);
         CHECK(std::get<1>(results[k]) == index);
