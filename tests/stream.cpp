@@ -75,7 +75,7 @@ std::tuple<std::uint16_t, std::uint16_t, bool> mix_plain(std::span<const std::ui
         window[i % 4] = static_cast<std::uint16_t>(a[i] - b[i]);
         if (i % 8 == 7) {
             std::uint16_t s = 0;
-            for (const std::uint16_t w : window) s = static_cast<std::uint16_t>(s + w * w);
+            for (const std::uint16_t w : window) s = static_cast<std::uint16_t>(s + std::uint32_t{w} * w);  // (w * w in int overflows)
             acc ^= s;
         }
     }
