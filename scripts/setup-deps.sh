@@ -3,7 +3,9 @@
 # Idempotent: when everything is installed it changes nothing and needs no network.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build pkg-config libboost-dev libtbb-dev libasio-dev doctest-dev libsodium-dev)
+# clang and its runtimes: the sanitizer builds and the libFuzzer harnesses (CI).
+packages=(g++ cmake ninja-build pkg-config libboost-dev libtbb-dev libasio-dev doctest-dev libsodium-dev
+          clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do
