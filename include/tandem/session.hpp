@@ -48,6 +48,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/dsl/compile.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
@@ -400,7 +401,7 @@ private:
         const std::uint32_t count = s.threads - 1 + (s.ipp ? s.threads : 0);  // + the links of Bob's world
         if (count == 0) return;
         if (s.me == party::alice) {
-            s.session_id = s.rng.next().low();
+            s.session_id = detail::declassified(s.rng.next().low());  // sent in the clear: public
             s.ch->send_value(s.session_id);
             s.ch->flush();
         } else {
@@ -488,7 +489,7 @@ private:
                                         mine,
                                         s.hash,
                                         s.next_gate});
-            if (s.me == party::bob) ipp->bob_hash_start = s.rng.next();
+            if (s.me == party::bob) ipp->bob_hash_start = detail::declassified(s.rng.next());  // sent: public
         } else if (!plan.one_worker && !s.pool) {
             s.pool.emplace(s.threads);  // made once; its threads idle between runs
         }

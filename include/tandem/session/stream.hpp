@@ -34,6 +34,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/plan.hpp>
@@ -269,7 +270,7 @@ public:
                           ot::cot_sender& sender, prg& rng, block delta, std::uint64_t first_and,
                           const progress_callback& progress, std::uint64_t expected_ands)
         : stream_runner_base(ch, links, pool, first_and, progress, expected_ands), sender_(sender), rng_(rng), delta_(delta),
-          hash_start_(rng.next()) {
+          hash_start_(declassified(rng.next())) {  // sent: public (detail/secret.hpp)
         ch.send_value(hash_start_);
     }
     ~garbler_stream_runner() { wipe(&delta_, sizeof delta_); }

@@ -33,6 +33,7 @@
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/plan.hpp>
@@ -125,13 +126,13 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
 
     gc::encoding enc{delta, std::vector<block>(d.input_bits)};
     rng.fill(enc.zero_labels.data(), d.input_bits);
-    const block hash_start = rng.next();
+    const block hash_start = declassified(rng.next());  // sent: public (detail/secret.hpp)
     ch.send_value(hash_start);
     std::size_t mine = 0, theirs = 0;
     for (const value_layout& in : d.inputs)
         for (std::uint32_t k = 0; k < in.bits; ++k) {
             const std::uint32_t bit = in.first_bit + k;
-            if (in.owner == party::alice) ch.send_value(enc.label(bit, my_bits[mine++]));
+            if (in.owner == party::alice) ch.send_value(enc.label(bit, my_bits[mine++] != 0));
             else enc.zero_labels[bit] = q[theirs++];
         }
     wipe_all(q);
