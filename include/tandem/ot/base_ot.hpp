@@ -147,8 +147,9 @@ inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choi
     if (choices.size() != n)
         throw usage_error("ot::base_ot_receive: " + std::to_string(choices.size()) + " choice bits for " +
                           std::to_string(n) + " keys");
-    for (std::uint8_t c : choices)
-        if (c > 1) throw usage_error("ot::base_ot_receive: choice bits must be 0 or 1");
+    unsigned char bad = 0;  // no branch per choice: they are secret (the bits of Δ)
+    for (std::uint8_t c : choices) bad = static_cast<unsigned char>(bad | (c & 0xFE));
+    if (tandem::detail::declassified(bad) != 0) throw usage_error("ot::base_ot_receive: choice bits must be 0 or 1");
 
     const auto peer_n = ch.recv_value<std::uint64_t>();
     if (peer_n != n)
