@@ -157,7 +157,7 @@ public:
                       "session::run: the arguments match neither party's inputs of this circuit (pass this "
                       "party's inputs only, in the order the circuit declares them)");
         // The converted inputs go on the heap: they may be arrays of a million values.
-        std::vector<std::vector<bool>> bits;
+        std::vector<detail::input_bits> bits;
         if (me() == party::alice) {
             if constexpr (fits_alice) {
                 const auto values = std::make_unique<alice_t>(mine...);
@@ -173,7 +173,7 @@ public:
                 throw usage_error(wrong_inputs_message(sizeof...(Args)));
             }
         }
-        const std::optional<std::vector<std::vector<bool>>> out = run_bits(who, c, bits);
+        const std::optional<std::vector<std::vector<bool>>> out = run_checked(who, c, check_inputs(c, bits));
         if (!out) return std::nullopt;
         return detail::decode_outputs<R>(*out);
     }
@@ -260,7 +260,14 @@ public:
     /// not learn them.
     std::optional<std::vector<std::vector<bool>>> run_bits(reveal who, const circuit<>& c,
                                                            const std::vector<std::vector<bool>>& mine) {
-        const std::vector<bool> my_bits = check_inputs(c, mine);  // before anything is sent
+        return run_checked(who, c, check_inputs(c, mine));  // checked before anything is sent
+    }
+
+private:
+    /// run_bits after the inputs are checked: `my_bits` holds this party's
+    /// input bits in circuit order, a byte (0 or 1) each.
+    std::optional<std::vector<std::vector<bool>>> run_checked(reveal who, const circuit<>& c,
+                                                              const std::vector<std::uint8_t>& my_bits) {
         guard_broken();
         try {
             const std::optional<std::vector<bool>> bits = run_protocol(who, c, my_bits);
@@ -275,7 +282,6 @@ public:
         }
     }
 
-private:
     void guard_broken() const {
         if (s_->broken)
             throw usage_error("session::run: an earlier run failed (" + s_->broken_why +
@@ -449,7 +455,8 @@ private:
         s.ch->flush();
     }
 
-    std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c, const std::vector<bool>& my_bits) {
+    std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c,
+                                                  const std::vector<std::uint8_t>& my_bits) {
         state& s = *s_;
         const auto t0 = net::clock::now();
         const auto bytes = [&](bool sent) {
@@ -527,9 +534,13 @@ private:
                "'s inputs of this circuit (pass this party's inputs only, in the order the circuit declares them)";
     }
 
-    /// Checks this party's input values against the circuit and flattens them.
-    std::vector<bool> check_inputs(const circuit<>& c, const std::vector<std::vector<bool>>& mine) const {
-        std::vector<bool> bits;
+    /// Checks this party's input values (each a vector<bool>, or
+    /// detail::input_bits) against the circuit and flattens them, a byte per
+    /// bit: they are secret, and bytes are copied without a branch on them
+    /// (detail::input_bits).
+    template <class Bits>
+    std::vector<std::uint8_t> check_inputs(const circuit<>& c, const std::vector<Bits>& mine) const {
+        std::vector<std::uint8_t> bits;
         std::size_t v = 0;
         for (const value_layout& in : c.data().inputs) {
             if (in.owner != me()) continue;

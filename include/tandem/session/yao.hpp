@@ -111,7 +111,7 @@ double seconds_of(F&& f) {
 /// Alice's half: garbles under `delta`; returns the output bits if she learns
 /// them, and the ANDs garbled in `and_gates`.
 inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender& sender, prg& rng, block delta,
-                                                    const circuit<>& c, const std::vector<bool>& my_bits,
+                                                    const circuit<>& c, const std::vector<std::uint8_t>& my_bits,
                                                     std::uint64_t& and_gates) {
     net::channel& ch = run.ch;
     const circuit_data& d = c.data();
@@ -181,12 +181,12 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
 }
 
 /// Bob's first step, before he reads Alice's run header: OT extension with
-/// his input bits as choices. Returns his input labels t.
-inline std::vector<block> evaluator_choose(yao_run& run, ot::cot_receiver& receiver, const std::vector<bool>& my_bits) {
-    const std::vector<std::uint8_t> choices(my_bits.begin(), my_bits.end());
-    std::vector<block> t(choices.size());
+/// his input bits (0 or 1 each) as choices. Returns his input labels t.
+inline std::vector<block> evaluator_choose(yao_run& run, ot::cot_receiver& receiver,
+                                           const std::vector<std::uint8_t>& my_bits) {
+    std::vector<block> t(my_bits.size());
     run.ot_seconds = seconds_of([&] {
-        if (!choices.empty()) receiver.extend(run.ch, choices, t);
+        if (!my_bits.empty()) receiver.extend(run.ch, my_bits, t);
         run.ch.flush();
     });
     return t;
