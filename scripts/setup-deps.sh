@@ -3,7 +3,7 @@
 # Idempotent: when everything is installed it changes nothing and needs no network.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build pkg-config libboost-dev libtbb-dev libasio-dev doctest-dev libsodium-dev)
+packages=(g++ cmake ninja-build pkg-config libboost-dev libtbb-dev libasio-dev doctest-dev libsodium-dev valgrind)
 
 missing=()
 for p in "${packages[@]}"; do
