@@ -3,9 +3,10 @@
 # Idempotent: when everything is installed it changes nothing and needs no network.
 set -euo pipefail
 
-# clang and its runtimes: the sanitizer builds and the libFuzzer harnesses (CI).
+# clang and its runtimes: the sanitizer builds and the libFuzzer harnesses (CI);
+# valgrind: the secret-independence test.
 packages=(g++ cmake ninja-build pkg-config libboost-dev libtbb-dev libasio-dev doctest-dev libsodium-dev
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev valgrind)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -48,6 +48,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/dsl/compile.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
@@ -156,7 +157,7 @@ public:
                       "session::run: the arguments match neither party's inputs of this circuit (pass this "
                       "party's inputs only, in the order the circuit declares them)");
         // The converted inputs go on the heap: they may be arrays of a million values.
-        std::vector<std::vector<bool>> bits;
+        std::vector<detail::input_bits> bits;
         if (me() == party::alice) {
             if constexpr (fits_alice) {
                 const auto values = std::make_unique<alice_t>(mine...);
@@ -172,7 +173,7 @@ public:
                 throw usage_error(wrong_inputs_message(sizeof...(Args)));
             }
         }
-        const std::optional<std::vector<std::vector<bool>>> out = run_bits(who, c, bits);
+        const std::optional<std::vector<std::vector<bool>>> out = run_checked(who, c, check_inputs(c, bits));
         if (!out) return std::nullopt;
         return detail::decode_outputs<R>(*out);
     }
@@ -259,7 +260,14 @@ public:
     /// not learn them.
     std::optional<std::vector<std::vector<bool>>> run_bits(reveal who, const circuit<>& c,
                                                            const std::vector<std::vector<bool>>& mine) {
-        const std::vector<bool> my_bits = check_inputs(c, mine);  // before anything is sent
+        return run_checked(who, c, check_inputs(c, mine));  // checked before anything is sent
+    }
+
+private:
+    /// run_bits after the inputs are checked: `my_bits` holds this party's
+    /// input bits in circuit order, a byte (0 or 1) each.
+    std::optional<std::vector<std::vector<bool>>> run_checked(reveal who, const circuit<>& c,
+                                                              const std::vector<std::uint8_t>& my_bits) {
         guard_broken();
         try {
             const std::optional<std::vector<bool>> bits = run_protocol(who, c, my_bits);
@@ -274,7 +282,6 @@ public:
         }
     }
 
-private:
     void guard_broken() const {
         if (s_->broken)
             throw usage_error("session::run: an earlier run failed (" + s_->broken_why +
@@ -400,7 +407,7 @@ private:
         const std::uint32_t count = s.threads - 1 + (s.ipp ? s.threads : 0);  // + the links of Bob's world
         if (count == 0) return;
         if (s.me == party::alice) {
-            s.session_id = s.rng.next().low();
+            s.session_id = detail::declassified(s.rng.next().low());  // sent in the clear: public
             s.ch->send_value(s.session_id);
             s.ch->flush();
         } else {
@@ -448,7 +455,8 @@ private:
         s.ch->flush();
     }
 
-    std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c, const std::vector<bool>& my_bits) {
+    std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c,
+                                                  const std::vector<std::uint8_t>& my_bits) {
         state& s = *s_;
         const auto t0 = net::clock::now();
         const auto bytes = [&](bool sent) {
@@ -488,7 +496,7 @@ private:
                                         mine,
                                         s.hash,
                                         s.next_gate});
-            if (s.me == party::bob) ipp->bob_hash_start = s.rng.next();
+            if (s.me == party::bob) ipp->bob_hash_start = detail::declassified(s.rng.next());  // sent: public
         } else if (!plan.one_worker && !s.pool) {
             s.pool.emplace(s.threads);  // made once; its threads idle between runs
         }
@@ -526,9 +534,13 @@ private:
                "'s inputs of this circuit (pass this party's inputs only, in the order the circuit declares them)";
     }
 
-    /// Checks this party's input values against the circuit and flattens them.
-    std::vector<bool> check_inputs(const circuit<>& c, const std::vector<std::vector<bool>>& mine) const {
-        std::vector<bool> bits;
+    /// Checks this party's input values (each a vector<bool>, or
+    /// detail::input_bits) against the circuit and flattens them, a byte per
+    /// bit: they are secret, and bytes are copied without a branch on them
+    /// (detail::input_bits).
+    template <class Bits>
+    std::vector<std::uint8_t> check_inputs(const circuit<>& c, const std::vector<Bits>& mine) const {
+        std::vector<std::uint8_t> bits;
         std::size_t v = 0;
         for (const value_layout& in : c.data().inputs) {
             if (in.owner != me()) continue;

@@ -7,6 +7,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/isa.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 
 #include <cerrno>
@@ -41,7 +42,9 @@ inline block os_random_block() {
 class prg {
 public:
     prg() : prg(os_random_block()) {}
-    explicit prg(block seed) : key_((detail::require_aes_instructions(), seed)) {}
+    explicit prg(block seed) : key_((detail::require_aes_instructions(), seed)) {
+        detail::mark_secret(&key_, sizeof key_);  // so is everything drawn: Δ, labels (detail/secret.hpp)
+    }
     prg(const prg&) = delete;  // two copies would repeat the stream
     prg& operator=(const prg&) = delete;
     ~prg() { detail::wipe(&key_, sizeof key_); }

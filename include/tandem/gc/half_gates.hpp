@@ -31,6 +31,7 @@
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/detail/big_vector.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/gc/tables.hpp>
 
 #include <cstddef>
@@ -520,7 +521,7 @@ garbling garble(const circuit<>& circ, prg& rng, Sink& sink, std::uint64_t first
     const std::uint32_t n = circ.data().input_bits;
     encoding input{rng.next() | block(0, 1), std::vector<block>(n)};
     rng.fill(input.zero_labels.data(), n);
-    const block hash_start = rng.next();
+    const block hash_start = tandem::detail::declassified(rng.next());  // public (detail/secret.hpp)
     garbled_outputs outputs = garble<Hash>(circ, input, hash_start, sink, first_gate);
     return garbling{std::move(outputs), std::move(input), hash_start};
 }

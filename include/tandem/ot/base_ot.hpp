@@ -22,6 +22,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
 
@@ -60,12 +61,13 @@ struct secret_scalar {
     explicit secret_scalar(prg* rng) {
         if (rng == nullptr) {
             crypto_core_ristretto255_scalar_random(s);
-            return;
+        } else {
+            block wide[4];  // 512 bits reduced mod ℓ: uniform up to 2^-260
+            rng->fill(wide, 4);
+            crypto_core_ristretto255_scalar_reduce(s, reinterpret_cast<const unsigned char*>(wide));
+            tandem::detail::wipe(wide, sizeof wide);
         }
-        block wide[4];  // 512 bits reduced mod ℓ: uniform up to 2^-260
-        rng->fill(wide, 4);
-        crypto_core_ristretto255_scalar_reduce(s, reinterpret_cast<const unsigned char*>(wide));
-        tandem::detail::wipe(wide, sizeof wide);
+        tandem::detail::mark_secret(s, sizeof s);
     }
     secret_scalar(const secret_scalar&) = delete;
     secret_scalar& operator=(const secret_scalar&) = delete;
@@ -105,8 +107,12 @@ inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys,
     const std::size_t n = keys.size();
     const detail::secret_scalar a(rng);
     detail::point big_a, a_a;  // A = a·G, a·A
-    if (crypto_scalarmult_ristretto255_base(big_a.data(), a.s) != 0 ||
-        crypto_scalarmult_ristretto255(a_a.data(), a.s, big_a.data()) != 0)
+    // Public (detail/secret.hpp): A, which is sent, and whether a scalar
+    // product is the identity — only for a zero scalar (an internal error)
+    // or the identity point, which is public.
+    const int zero_a = tandem::detail::declassified(crypto_scalarmult_ristretto255_base(big_a.data(), a.s));
+    tandem::detail::declassify(big_a.data(), big_a.size());
+    if (zero_a != 0 || tandem::detail::declassified(crypto_scalarmult_ristretto255(a_a.data(), a.s, big_a.data())) != 0)
         tandem::detail::internal_error("base_ot_send: zero scalar");
     ch.send_value<std::uint64_t>(n);
     ch.send(big_a.data(), big_a.size());
@@ -120,7 +126,7 @@ inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys,
         ch.recv(big_b[first].data(), count * detail::point_bytes);  // the first recv flushes A
         for (std::size_t i = first; i < first + count; ++i) {
             // scalarmult decodes B_i and fails on an invalid encoding or the identity.
-            if (crypto_scalarmult_ristretto255(p0.data(), a.s, big_b[i].data()) != 0)
+            if (tandem::detail::declassified(crypto_scalarmult_ristretto255(p0.data(), a.s, big_b[i].data())) != 0)
                 detail::bad_point("sender", "B", i);
             crypto_core_ristretto255_sub(p1.data(), p0.data(), a_a.data());
             keys[i][0] = detail::base_ot_hash(big_a, big_b[i], i, p0);
@@ -141,8 +147,9 @@ inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choi
     if (choices.size() != n)
         throw usage_error("ot::base_ot_receive: " + std::to_string(choices.size()) + " choice bits for " +
                           std::to_string(n) + " keys");
-    for (std::uint8_t c : choices)
-        if (c > 1) throw usage_error("ot::base_ot_receive: choice bits must be 0 or 1");
+    unsigned char bad = 0;  // no branch per choice: they are secret (the bits of Δ)
+    for (std::uint8_t c : choices) bad = static_cast<unsigned char>(bad | (c & 0xFE));
+    if (tandem::detail::declassified(bad) != 0) throw usage_error("ot::base_ot_receive: choice bits must be 0 or 1");
 
     const auto peer_n = ch.recv_value<std::uint64_t>();
     if (peer_n != n)
@@ -156,14 +163,17 @@ inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choi
     detail::point b0, b1, shared;
     for (std::size_t i = 0; i < n; ++i) {
         const detail::secret_scalar b(rng);
-        if (crypto_scalarmult_ristretto255_base(b0.data(), b.s) != 0)
+        // The products below fail only for b = 0 or A the identity: public outcomes.
+        if (tandem::detail::declassified(crypto_scalarmult_ristretto255_base(b0.data(), b.s)) != 0)
             tandem::detail::internal_error("base_ot_receive: zero scalar");
         crypto_core_ristretto255_add(b1.data(), b0.data(), big_a.data());
-        // B_i = c_i ? b1 : b0, without a branch on the choice bit.
+        // B_i = c_i ? b1 : b0, without a branch on the choice bit. B_i is
+        // sent, and hides c_i: public (detail/secret.hpp).
         const auto mask = static_cast<unsigned char>(-static_cast<int>(choices[i]));
         for (std::size_t k = 0; k < detail::point_bytes; ++k)
             big_b[i][k] = static_cast<unsigned char>(b0[k] ^ (mask & (b0[k] ^ b1[k])));
-        if (crypto_scalarmult_ristretto255(shared.data(), b.s, big_a.data()) != 0)  // A is the identity
+        tandem::detail::declassify(big_b[i].data(), big_b[i].size());
+        if (tandem::detail::declassified(crypto_scalarmult_ristretto255(shared.data(), b.s, big_a.data())) != 0)
             detail::bad_point("receiver", "A (the identity)", SIZE_MAX);
         keys[i] = detail::base_ot_hash(big_a, big_b[i], i, shared);
         if ((i + 1) % detail::batch == 0 || i + 1 == n) {  // hand each batch over at once

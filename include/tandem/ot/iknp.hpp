@@ -28,6 +28,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/isa.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/base_ot.hpp>
@@ -122,13 +123,15 @@ public:
     /// `rng` feeds the base OTs (nullptr: libsodium's generator; see base_ot_send).
     cot_sender(net::channel& ch, block delta, prg* rng = nullptr) : delta_(delta) {
         tandem::detail::require_aes_instructions();
-        if (delta == block()) throw usage_error("ot::cot_sender: delta must not be zero");
+        // Whether Δ is zero is public (detail/secret.hpp): it never is in a valid run.
+        if (tandem::detail::declassified(delta == block())) throw usage_error("ot::cot_sender: delta must not be zero");
         std::array<std::uint8_t, 128> choices;
         std::array<block, 128> seeds;
         for (std::size_t j = 0; j < 128; ++j) choices[j] = static_cast<std::uint8_t>(detail::bit_of(delta, j));
         base_ot_receive(ch, choices, seeds, rng);
         keys_.reserve(128);
         for (const block& s : seeds) keys_.emplace_back(s);
+        tandem::detail::mark_secret(keys_.data(), keys_.size() * sizeof(aes_key));
         tandem::detail::wipe(choices.data(), sizeof choices);
         tandem::detail::wipe(seeds.data(), sizeof seeds);
     }
@@ -192,6 +195,8 @@ public:
             keys0_.emplace_back(s[0]);
             keys1_.emplace_back(s[1]);
         }
+        tandem::detail::mark_secret(keys0_.data(), keys0_.size() * sizeof(aes_key));
+        tandem::detail::mark_secret(keys1_.data(), keys1_.size() * sizeof(aes_key));
         tandem::detail::wipe(seeds.data(), sizeof seeds);
     }
     cot_receiver(const cot_receiver&) = delete;
@@ -212,7 +217,9 @@ public:
                               std::to_string(t.size()) + " outputs");
         unsigned char bad = 0;  // checked up front, so the peer is never left mid-stream
         for (std::uint8_t c : choices) bad = static_cast<unsigned char>(bad | (c & 0xFE));
-        if (bad != 0) throw usage_error("ot::cot_receiver::extend: choices must be 0 or 1");
+        // The choices are secret; whether all are 0 or 1 is public (detail/secret.hpp).
+        if (tandem::detail::declassified(bad) != 0)
+            throw usage_error("ot::cot_receiver::extend: choices must be 0 or 1");
         run(ch, t, [&](std::size_t done, std::size_t n, block* bits, std::size_t nb) {
             detail::pack_choices(choices.data() + done, n, bits, nb);
         });

@@ -240,7 +240,8 @@ void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::la
         if (const std::vector<std::uint32_t>& out = t.out_of(x); !out.empty()) {
             const auto t0 = net::clock::now();
             std::vector<std::uint8_t> share(out.size());
-            for (std::size_t i = 0; i < out.size(); ++i) share[i] = label[out[i]].lsb() ? 1 : 0;
+            // The permute bits, as bytes without a branch (a ?: on them is one at -O0).
+            for (std::size_t i = 0; i < out.size(); ++i) share[i] = static_cast<std::uint8_t>(label[out[i]].lsb());
             std::vector<block> active(out.size());
             r.receiver.extend(*links[0], share, active);  // flushes
             wipe_all(share);  // with the peer's colours they are the values

@@ -34,6 +34,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/plan.hpp>
@@ -269,7 +270,7 @@ public:
                           ot::cot_sender& sender, prg& rng, block delta, std::uint64_t first_and,
                           const progress_callback& progress, std::uint64_t expected_ands)
         : stream_runner_base(ch, links, pool, first_and, progress, expected_ands), sender_(sender), rng_(rng), delta_(delta),
-          hash_start_(rng.next()) {
+          hash_start_(declassified(rng.next())) {  // sent: public (detail/secret.hpp)
         ch.send_value(hash_start_);
     }
     ~garbler_stream_runner() { wipe(&delta_, sizeof delta_); }
@@ -331,10 +332,12 @@ private:
         for (const std::size_t k : live) {
             const block w = ch_.recv_value<block>();
             const block z = labels_[slots[k]];
-            if (w == z) bits[k - s.carried] = false;
-            else if (w == (z ^ delta_)) bits[k - s.carried] = true;
-            else throw protocol_error(corrupted_message("the evaluator's label of opened bit " + std::to_string(k - s.carried) +
-                                                        " in segment " + std::to_string(s.index)));
+            const opened_bit b = open_bit(w, z, z ^ delta_);
+            if (!b.valid)
+                throw protocol_error(corrupted_message("the evaluator's label of opened bit " +
+                                                       std::to_string(k - s.carried) + " in segment " +
+                                                       std::to_string(s.index)));
+            bits[k - s.carried] = b.value;
         }
         return bits;
     }
@@ -404,11 +407,11 @@ private:
             for (std::size_t m = 0; m < live.size(); ++m) x[m] = labels_[slots[live[m]]];
             hash_opened(hash_start_, x, 1);
             for (std::size_t m = 0; m < live.size(); ++m) {
-                const std::uint64_t h = x[m].low();
-                if (h == hashes[m]) bits[live[m] - s.carried] = false;
-                else if (h == hashes[live.size() + m]) bits[live[m] - s.carried] = true;
-                else throw protocol_error(corrupted_message("opened bit " + std::to_string(live[m] - s.carried) +
-                                                            " of segment " + std::to_string(s.index)));
+                const opened_bit b = open_bit(x[m].low(), hashes[m], hashes[live.size() + m]);
+                if (!b.valid)
+                    throw protocol_error(corrupted_message("opened bit " + std::to_string(live[m] - s.carried) +
+                                                           " of segment " + std::to_string(s.index)));
+                bits[live[m] - s.carried] = b.value;
             }
             wipe_all(x);
             result = std::move(bits);

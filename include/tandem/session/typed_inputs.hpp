@@ -44,11 +44,17 @@ template <class... Targets, class... Args>
     requires(sizeof...(Targets) == sizeof...(Args))
 struct inputs_fit<std::tuple<Targets...>, Args...> : std::bool_constant<(fits_input<Targets, Args>() && ...)> {};
 
+/// The bits of one input value: one byte, 0 or 1, per bit. Not a
+/// vector<bool>: the bits are secret, and setting a bit of a vector<bool>
+/// branches on it (libstdc++'s bit reference), which the secret-independence
+/// test reports (tests/secret_independence.cpp).
+using input_bits = std::vector<std::uint8_t>;
+
 template <party P, std::size_t J, class Tuple>
-void encode_each(const Tuple&, std::vector<std::vector<bool>>&) {}
+void encode_each(const Tuple&, std::vector<input_bits>&) {}
 
 template <party P, std::size_t J, class First, class... Rest, class Tuple>
-void encode_each(const Tuple& values, std::vector<std::vector<bool>>& bits) {
+void encode_each(const Tuple& values, std::vector<input_bits>& bits) {
     if constexpr (First::owner == P) {
         using T = typename First::type;
         std::vector<std::uint64_t> words(value_traits<T>::bits);
@@ -63,8 +69,8 @@ void encode_each(const Tuple& values, std::vector<std::vector<bool>>& bits) {
 
 /// The bits of each of P's input values, from the tuple of P's plain inputs.
 template <party P, class... Inputs, class Tuple>
-std::vector<std::vector<bool>> encode_inputs(const Tuple& values) {
-    std::vector<std::vector<bool>> bits;
+std::vector<input_bits> encode_inputs(const Tuple& values) {
+    std::vector<input_bits> bits;
     encode_each<P, 0, Inputs...>(values, bits);
     return bits;
 }

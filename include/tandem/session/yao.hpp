@@ -33,6 +33,7 @@
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/plan.hpp>
@@ -87,6 +88,21 @@ inline void output_hashes(block hash_start, std::span<block> labels, std::size_t
     if (n > 0) h.hash(first, n, copies, labels.data());
 }
 
+/// What opening one output wire reveals: whether the label (or its hash)
+/// received is one of the wire's two valid ones, and which — computed
+/// without a branch on the secret labels, then made public
+/// (detail/secret.hpp): the bit is what the opening reveals, and an invalid
+/// label ends the run. The zero label wins if both match (as a hash may).
+struct opened_bit {
+    bool valid;
+    bool value;
+};
+template <class T>
+opened_bit open_bit(const T& got, const T& zero, const T& one) noexcept {
+    const bool is_zero = got == zero, is_one = got == one;
+    return {declassified(static_cast<bool>(is_zero | is_one)), declassified(!is_zero)};
+}
+
 inline std::string corrupted_message(const std::string& what) {
     return "run: " + what +
            " is neither of its two valid values: garbled tables or labels were damaged in transit (or the peer is "
@@ -110,7 +126,7 @@ double seconds_of(F&& f) {
 /// Alice's half: garbles under `delta`; returns the output bits if she learns
 /// them, and the ANDs garbled in `and_gates`.
 inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender& sender, prg& rng, block delta,
-                                                    const circuit<>& c, const std::vector<bool>& my_bits,
+                                                    const circuit<>& c, const std::vector<std::uint8_t>& my_bits,
                                                     std::uint64_t& and_gates) {
     net::channel& ch = run.ch;
     const circuit_data& d = c.data();
@@ -125,13 +141,13 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
 
     gc::encoding enc{delta, std::vector<block>(d.input_bits)};
     rng.fill(enc.zero_labels.data(), d.input_bits);
-    const block hash_start = rng.next();
+    const block hash_start = declassified(rng.next());  // sent: public (detail/secret.hpp)
     ch.send_value(hash_start);
     std::size_t mine = 0, theirs = 0;
     for (const value_layout& in : d.inputs)
         for (std::uint32_t k = 0; k < in.bits; ++k) {
             const std::uint32_t bit = in.first_bit + k;
-            if (in.owner == party::alice) ch.send_value(enc.label(bit, my_bits[mine++]));
+            if (in.owner == party::alice) ch.send_value(enc.label(bit, my_bits[mine++] != 0));
             else enc.zero_labels[bit] = q[theirs++];
         }
     wipe_all(q);
@@ -165,13 +181,14 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
     std::optional<std::vector<bool>> result;
     if (run.who != reveal::bob) {  // Bob's output labels; each must be one of ours
         std::vector<bool> bits(d.output_slots.size());
-        for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = g.output.bits[k] != 0;  // the constants
+        for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = d.output_slots[k] == output_true;  // the constants
         for (std::size_t m = 0; m < live.size(); ++m) {
             const block w = ch.recv_value<block>();
             const block z = g.output_zero[live[m]];
-            if (w == z) bits[live[m]] = false;
-            else if (w == (z ^ delta)) bits[live[m]] = true;
-            else throw protocol_error(corrupted_message("the evaluator's output label " + std::to_string(live[m])));
+            const opened_bit b = open_bit(w, z, z ^ delta);
+            if (!b.valid)
+                throw protocol_error(corrupted_message("the evaluator's output label " + std::to_string(live[m])));
+            bits[live[m]] = b.value;
         }
         result = std::move(bits);
     }
@@ -180,12 +197,12 @@ inline std::optional<std::vector<bool>> garbler_run(yao_run& run, ot::cot_sender
 }
 
 /// Bob's first step, before he reads Alice's run header: OT extension with
-/// his input bits as choices. Returns his input labels t.
-inline std::vector<block> evaluator_choose(yao_run& run, ot::cot_receiver& receiver, const std::vector<bool>& my_bits) {
-    const std::vector<std::uint8_t> choices(my_bits.begin(), my_bits.end());
-    std::vector<block> t(choices.size());
+/// his input bits (0 or 1 each) as choices. Returns his input labels t.
+inline std::vector<block> evaluator_choose(yao_run& run, ot::cot_receiver& receiver,
+                                           const std::vector<std::uint8_t>& my_bits) {
+    std::vector<block> t(my_bits.size());
     run.ot_seconds = seconds_of([&] {
-        if (!choices.empty()) receiver.extend(run.ch, choices, t);
+        if (!my_bits.empty()) receiver.extend(run.ch, my_bits, t);
         run.ch.flush();
     });
     return t;
@@ -235,10 +252,9 @@ inline std::optional<std::vector<bool>> evaluator_run(yao_run& run, const circui
         for (std::size_t m = 0; m < live.size(); ++m) x[m] = out[live[m]];
         output_hashes(hash_start, x, 1);
         for (std::size_t m = 0; m < live.size(); ++m) {
-            const std::uint64_t h = x[m].low();
-            if (h == hashes[m]) bits[live[m]] = false;
-            else if (h == hashes[live.size() + m]) bits[live[m]] = true;
-            else throw protocol_error(corrupted_message("output label " + std::to_string(live[m])));
+            const opened_bit b = open_bit(x[m].low(), hashes[m], hashes[live.size() + m]);
+            if (!b.valid) throw protocol_error(corrupted_message("output label " + std::to_string(live[m])));
+            bits[live[m]] = b.value;
         }
         wipe_all(x);
         result = std::move(bits);
