@@ -165,6 +165,7 @@ struct session_config {
     std::uint32_t threads = 1;  ///< 1 or 2
     reveal who = reveal::both;
     garbling_hash hash = garbling_hash::rekeyed;
+    bool aesni = false;  ///< this process uses the AES-NI kernels, not VAES (not seen by the peer)
 
     static session_config decode(std::uint8_t b) noexcept {
         session_config c;
@@ -175,12 +176,17 @@ struct session_config {
         const unsigned w = (b >> 4) & 3;
         c.who = w == 1 ? reveal::alice : w == 2 ? reveal::bob : reveal::both;
         c.hash = (b & 0x40) != 0 ? garbling_hash::fixed_key : garbling_hash::rekeyed;
+        c.aesni = (b & 0x80) != 0;
         return c;
     }
     std::uint8_t encode() const noexcept {
         return static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp ? 4 : 0) |
                                          (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
-                                         (hash == garbling_hash::fixed_key ? 0x40 : 0));
+                                         (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0));
+    }
+    /// Chooses this process's AES kernels as the configuration says.
+    void use_kernels() const {
+        use_aes_isa(!aesni && cpu_supports(aes_isa::vaes) ? aes_isa::vaes : aes_isa::aesni);
     }
     /// Links besides the main one (session.hpp, open_worker_links).
     std::size_t extra_links() const noexcept { return threads - 1 + (ipp ? threads : 0); }

@@ -13,6 +13,7 @@ using namespace tandem;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     fuzz::byte_reader r(data, size);
     const fuzz::session_config cfg = fuzz::session_config::decode(r.u8());
+    cfg.use_kernels();
     const auto links = fuzz::split_links(r, 1 + cfg.extra_links());
     fuzz::allow_tandem_errors([&] {
         std::size_t next = 1;

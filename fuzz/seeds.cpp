@@ -142,6 +142,7 @@ std::string session_name(const fuzz::session_config& c) {
     if (c.ipp) n += "-ipp";
     if (c.who != reveal::both) n += c.who == reveal::alice ? "-to-alice" : "-to-bob";
     if (c.hash == garbling_hash::fixed_key) n += "-fixed-key";
+    if (c.aesni) n += "-aesni";
     return n;
 }
 
@@ -170,12 +171,19 @@ void session_seeds(seed_writer& out) {
         c.me = me;
         c.hash = garbling_hash::fixed_key;
         configs.push_back(c);
+        for (bool streamed : {false, true}) {
+            fuzz::session_config k;
+            k.me = me;
+            k.streamed = streamed;
+            k.aesni = true;
+            configs.push_back(k);
+        }
     }
     for (const fuzz::session_config& c : configs) {
         if (fuzz::session_config::decode(c.encode()).encode() != c.encode())
             throw std::logic_error("session_config does not round-trip");
         out.write("session", session_name(c), fuzz::join_links(c.encode(), record_peer(c, true)));
-        if (!c.streamed && c.who == reveal::both && c.hash == garbling_hash::rekeyed)
+        if (!c.streamed && c.who == reveal::both && c.hash == garbling_hash::rekeyed && !c.aesni)
             out.write("handshake",
                       std::string(to_string(c.me)) + "-t" + std::to_string(c.threads) + (c.ipp ? "-ipp" : ""),
                       fuzz::join_links(c.encode(), record_peer(c, false)));
@@ -258,6 +266,7 @@ void tables_seeds(seed_writer& out) {
     out.write("tables", "fixed-key-memory", seed.operator()<fixed_key_hash>(1, 65535, 65535));
     out.write("tables", "rekeyed-channel", seed.operator()<mitccr_hash>(2, 1, 0));
     out.write("tables", "rekeyed-memory-wrapping-tweaks", seed.operator()<mitccr_hash>(4, 300, 301));
+    out.write("tables", "rekeyed-memory-aesni", seed.operator()<mitccr_hash>(8, 4321, 8765));
 }
 
 /// The bytes an honest peer writes to the OT harness's party for cfg.

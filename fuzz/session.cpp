@@ -45,6 +45,7 @@ void run_session(const fuzz::session_config& cfg, std::vector<std::span<const st
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     fuzz::byte_reader r(data, size);
     const fuzz::session_config cfg = fuzz::session_config::decode(r.u8());
+    cfg.use_kernels();
     const auto links = fuzz::split_links(r, 1 + cfg.extra_links());
     fuzz::allow_tandem_errors([&] { run_session(cfg, links); });
     return 0;

@@ -4,7 +4,8 @@
 // Input: a configuration byte (bit 0: the fixed-key hash, else the default
 // rekeyed one; bit 1: tables streamed through a gc::channel_source over a
 // channel, as in a session, else a gc::table_reader over memory; bit 2:
-// tweaks start near 2^64, so they wrap), the hash start (16 bytes), one
+// tweaks start near 2^64, so they wrap; bit 3: the AES-NI kernels, else
+// VAES where the CPU has it), the hash start (16 bytes), one
 // label per input bit (16 bytes each), then the tables (whole blocks).
 //
 // Checks: evaluation returns the output labels or throws a tandem::error
@@ -49,6 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const bool streamed = (config & 2) != 0;
     const std::uint64_t first_gate = (config & 4) != 0 ? ~std::uint64_t{0} - 40 : 0;
     const auto tables = r.rest();
+    const bool vaes = (config & 8) == 0 && cpu_supports(aes_isa::vaes);
+    use_aes_isa(vaes ? aes_isa::vaes : aes_isa::aesni);
     fuzz::allow_tandem_errors([&] {
         if ((config & 1) != 0) evaluate<fixed_key_hash>(c, streamed, first_gate, hash_start, labels, tables);
         else evaluate<mitccr_hash>(c, streamed, first_gate, hash_start, labels, tables);
