@@ -373,7 +373,7 @@ void bristol_seeds(seed_writer& out) {
               fashion(compile([](u4 a, u4 b) { return std::tuple{a * b, a, u4(9), a * b, a < b}; },
                               input<party::alice, u4>, input<party::bob, u4>)));
     // Gates the writer does not use: MAND, EQ, EQW.
-    out.write("bristol", "fashion-mand-eqw.txt", "4 8\n2 2 2\n1 2\n\n2 1 0 2 4 XOR\n4 2 0 1 2 3 5 6 MAND\n1 1 4 7 EQW\n");
+    out.write("bristol", "fashion-mand-eqw.txt", "3 8\n2 2 2\n1 2\n\n2 1 0 2 4 XOR\n4 2 0 1 2 3 5 6 MAND\n1 1 4 7 EQW\n");
     out.write("bristol", "fashion-inv-eq.txt", "3 5\n1 2\n1 2\n\n1 1 0 2 INV\n1 1 1 3 EQ\n1 1 2 4 EQW\n");
     // The old (pre-Fashion) format: "ngates nwires", "n1 n2 n3", then the gates.
     out.write("bristol", "old-adder-2.txt", "4 8\n2 2 2\n\n2 1 0 2 4 AND\n2 1 1 3 5 XOR\n2 1 0 2 6 XOR\n2 1 5 4 7 XOR\n");
