@@ -162,6 +162,7 @@ struct session_config {
     party me = party::alice;
     bool streamed = false;      ///< run the streamed function, not the compiled circuit
     bool ipp = false;           ///< inter-party parallelization (compiled runs only)
+    bool pipeline = false;      ///< session_options::pipeline_streams (streamed runs; the same bit as ipp)
     std::uint32_t threads = 1;  ///< 1 or 2
     reveal who = reveal::both;
     garbling_hash hash = garbling_hash::rekeyed;
@@ -171,7 +172,8 @@ struct session_config {
         session_config c;
         c.me = (b & 1) != 0 ? party::bob : party::alice;
         c.streamed = (b & 2) != 0;
-        c.ipp = (b & 4) != 0 && !c.streamed;  // streamed runs refuse IPP (a usage error, before any byte)
+        c.ipp = (b & 4) != 0 && !c.streamed;  // streamed runs refuse IPP (a usage error, before any byte)...
+        c.pipeline = (b & 4) != 0 && c.streamed;  // ...and pipelining is for streamed runs only
         c.threads = (b & 8) != 0 ? 2 : 1;
         const unsigned w = (b >> 4) & 3;
         c.who = w == 1 ? reveal::alice : w == 2 ? reveal::bob : reveal::both;
@@ -180,7 +182,7 @@ struct session_config {
         return c;
     }
     std::uint8_t encode() const noexcept {
-        return static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp ? 4 : 0) |
+        return static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp || pipeline ? 4 : 0) |
                                          (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
                                          (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0));
     }
@@ -199,6 +201,7 @@ struct session_config {
         o.ipp = ipp;
         o.ipp_min_ands = 1;  // split the small region between the worlds
         o.hash = hash;
+        o.pipeline_streams = pipeline;
         o.timeout = std::chrono::milliseconds(200);
         o.insecure_seed = p == party::alice ? 0xA11CE : 0xB0B;
         return o;

@@ -140,6 +140,7 @@ std::string session_name(const fuzz::session_config& c) {
     std::string n = std::string(to_string(c.me)) + (c.streamed ? "-streamed" : "-compiled");
     n += "-t" + std::to_string(c.threads);
     if (c.ipp) n += "-ipp";
+    if (c.pipeline) n += "-pipelined";
     if (c.who != reveal::both) n += c.who == reveal::alice ? "-to-alice" : "-to-bob";
     if (c.hash == garbling_hash::fixed_key) n += "-fixed-key";
     if (c.aesni) n += "-aesni";
@@ -171,6 +172,14 @@ void session_seeds(seed_writer& out) {
         c.me = me;
         c.hash = garbling_hash::fixed_key;
         configs.push_back(c);
+        for (std::uint32_t threads : {1u, 2u}) {
+            fuzz::session_config k;
+            k.me = me;
+            k.streamed = true;
+            k.pipeline = true;
+            k.threads = threads;
+            configs.push_back(k);
+        }
         for (bool streamed : {false, true}) {
             fuzz::session_config k;
             k.me = me;

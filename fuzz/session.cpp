@@ -1,7 +1,8 @@
 // fuzz_session: one party of a whole session — handshake, base OTs, worker
 // links, one run of a compiled circuit (1 or 2 threads, with or without IPP)
-// or of a streamed function (1 or 2 threads) — whose peer's bytes on every
-// link are the fuzz input (fuzz.hpp: a configuration byte, then the links).
+// or of a streamed function (1 or 2 threads, pipelined or not) — whose
+// peer's bytes on every link are the fuzz input (fuzz.hpp: a configuration
+// byte, then the links).
 //
 // Checks: the run returns or throws a tandem::error; nothing crashes, leaks or
 // hangs (every link ends where its bytes end, and a party that runs out of
