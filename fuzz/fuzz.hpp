@@ -1,0 +1,324 @@
+// fuzz/fuzz.hpp — what the libFuzzer harnesses (fuzz/<name>.cpp) and the
+// seed generator (fuzz/seeds.cpp) share: reading a fuzz input, a channel
+// whose peer is the fuzz input, the fixed programs the session harnesses run,
+// and the layout of inputs that carry several links.
+//
+// Outcomes a harness allows: a result (checked where it can be) or an
+// exception derived from tandem::error. Anything else — another exception
+// (std::logic_error is tandem's "internal error"), a crash, a sanitizer
+// report, a leak, a hang past libFuzzer's -timeout, a wrong answer — is a
+// finding. Harness code (not library code) may print and abort.
+#pragma once
+
+#include <tandem/tandem.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tandem::fuzz {
+
+/// Reads a fuzz input front to back; past its end every read gives zeros.
+class byte_reader {
+public:
+    byte_reader(const std::uint8_t* data, std::size_t size) noexcept : p_(data), left_(size) {}
+
+    std::uint8_t u8() noexcept {
+        if (left_ == 0) return 0;
+        --left_;
+        return *p_++;
+    }
+    std::uint16_t u16() noexcept { return static_cast<std::uint16_t>(u8() | u8() << 8); }
+    std::uint32_t u32() noexcept { return static_cast<std::uint32_t>(u16() | std::uint32_t{u16()} << 16); }
+    /// The next n bytes (fewer at the end).
+    std::span<const std::uint8_t> take(std::size_t n) noexcept {
+        n = std::min(n, left_);
+        const std::span<const std::uint8_t> s(p_, n);
+        p_ += n;
+        left_ -= n;
+        return s;
+    }
+    std::span<const std::uint8_t> rest() noexcept { return take(left_); }
+    std::size_t left() const noexcept { return left_; }
+
+private:
+    const std::uint8_t* p_;
+    std::size_t left_;
+};
+
+/// A finding that no sanitizer sees (a wrong answer): say what, and abort so
+/// that libFuzzer keeps the input.
+[[noreturn]] inline void finding(const std::string& what) {
+    std::fprintf(stderr, "\n==fuzz== FINDING: %s\n", what.c_str());
+    std::fflush(stderr);
+    std::abort();
+}
+
+/// With TANDEM_FUZZ_VERBOSE set, harnesses say how each input ended (to
+/// see what a seed or a kept finding does: run the harness on its file).
+inline bool verbose() {
+    static const bool v = std::getenv("TANDEM_FUZZ_VERBOSE") != nullptr;
+    return v;
+}
+inline void say(const std::string& what) {
+    if (verbose()) std::fprintf(stderr, "==fuzz== %s\n", what.c_str());
+}
+
+/// Runs f; a tandem::error is an allowed outcome, anything else escapes to
+/// libFuzzer (an uncaught exception is reported as a crash).
+template <class F>
+void allow_tandem_errors(F&& f) {
+    try {
+        f();
+        say("completed");
+    } catch (const tandem::error& e) {
+        say(std::string("tandem error: ") + e.what());
+    }
+}
+
+/// The peer of this party is the fuzz input: what this party sends is
+/// dropped, what it receives is served from `bytes`; at their end the peer
+/// "hangs up" (network_error), so nothing can wait. The bytes are copied into
+/// a buffer of exactly their size, so a read past them is an ASan report.
+class fuzz_channel final : public net::channel {
+public:
+    fuzz_channel(std::string name, std::span<const std::uint8_t> bytes)
+        : net::channel(std::move(name)), bytes_(std::make_unique<std::byte[]>(bytes.size())), size_(bytes.size()) {
+        if (!bytes.empty()) std::memcpy(bytes_.get(), bytes.data(), bytes.size());
+    }
+    void close() noexcept override { closed_ = true; }
+    void interrupt() noexcept override { closed_ = true; }
+
+protected:
+    void write_all(const std::byte*, std::size_t, const char* op) override {
+        if (closed_) fail(op, "this end was closed");
+    }
+    std::size_t read_some(std::byte* p, std::size_t min, std::size_t max) override {
+        if (closed_) fail("recv", "this end was closed");
+        const std::size_t left = size_ - pos_;
+        if (left < min) {
+            pos_ = size_;
+            fail_closed("recv");
+        }
+        const std::size_t n = std::min(max, left);
+        std::memcpy(p, bytes_.get() + pos_, n);
+        pos_ += n;
+        return n;
+    }
+
+private:
+    std::unique_ptr<std::byte[]> bytes_;
+    std::size_t size_;
+    std::size_t pos_ = 0;
+    std::atomic<bool> closed_{false};
+};
+
+inline std::unique_ptr<net::channel> channel_of(std::span<const std::uint8_t> bytes, const std::string& name = "fuzz") {
+    return std::make_unique<fuzz_channel>(name, bytes);
+}
+
+// ---- Inputs that feed several links -----------------------------------------
+// One byte of configuration, then the bytes of each link: all but the last
+// prefixed by their length (u32, little-endian; a length past the end takes
+// what is left), the last taking the rest.
+
+/// Splits the rest of r into n link streams.
+inline std::vector<std::span<const std::uint8_t>> split_links(byte_reader& r, std::size_t n) {
+    std::vector<std::span<const std::uint8_t>> links;
+    for (std::size_t k = 0; k + 1 < n; ++k) links.push_back(r.take(r.u32()));
+    links.push_back(r.rest());
+    return links;
+}
+
+/// The inverse of split_links (the seed generator writes inputs with it).
+inline std::vector<std::uint8_t> join_links(std::uint8_t config, const std::vector<std::vector<std::uint8_t>>& links) {
+    std::vector<std::uint8_t> out{config};
+    for (std::size_t k = 0; k < links.size(); ++k) {
+        if (k + 1 < links.size()) {
+            const auto n = static_cast<std::uint32_t>(links[k].size());
+            for (int b = 0; b < 4; ++b) out.push_back(static_cast<std::uint8_t>(n >> (8 * b)));
+        }
+        out.insert(out.end(), links[k].begin(), links[k].end());
+    }
+    return out;
+}
+
+// ---- The sessions of the handshake and session harnesses ------------------------
+// The configuration byte: which party this process plays (the fuzz input is
+// the other), and the options both parties must agree on.
+
+struct session_config {
+    party me = party::alice;
+    bool streamed = false;      ///< run the streamed function, not the compiled circuit
+    bool ipp = false;           ///< inter-party parallelization (compiled runs only)
+    bool pipeline = false;      ///< session_options::pipeline_streams (streamed runs; the same bit as ipp)
+    std::uint32_t threads = 1;  ///< 1 or 2
+    reveal who = reveal::both;
+    garbling_hash hash = garbling_hash::rekeyed;
+    bool aesni = false;  ///< this process uses the AES-NI kernels, not VAES (not seen by the peer)
+
+    static session_config decode(std::uint8_t b) noexcept {
+        session_config c;
+        c.me = (b & 1) != 0 ? party::bob : party::alice;
+        c.streamed = (b & 2) != 0;
+        c.ipp = (b & 4) != 0 && !c.streamed;  // streamed runs refuse IPP (a usage error, before any byte)...
+        c.pipeline = (b & 4) != 0 && c.streamed;  // ...and pipelining is for streamed runs only
+        c.threads = (b & 8) != 0 ? 2 : 1;
+        const unsigned w = (b >> 4) & 3;
+        c.who = w == 1 ? reveal::alice : w == 2 ? reveal::bob : reveal::both;
+        c.hash = (b & 0x40) != 0 ? garbling_hash::fixed_key : garbling_hash::rekeyed;
+        c.aesni = (b & 0x80) != 0;
+        return c;
+    }
+    std::uint8_t encode() const noexcept {
+        return static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp || pipeline ? 4 : 0) |
+                                         (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
+                                         (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0));
+    }
+    /// Chooses this process's AES kernels as the configuration says.
+    void use_kernels() const {
+        use_aes_isa(!aesni && cpu_supports(aes_isa::vaes) ? aes_isa::vaes : aes_isa::aesni);
+    }
+    /// Links besides the main one (session.hpp, open_worker_links).
+    std::size_t extra_links() const noexcept { return threads - 1 + (ipp ? threads : 0); }
+
+    /// This party's options. The seed is fixed per party, so a recorded
+    /// honest peer replays exactly, and a finding replays too.
+    session_options options(party p) const {
+        session_options o;
+        o.threads = threads;
+        o.ipp = ipp;
+        o.ipp_min_ands = 1;  // split the small region between the worlds
+        o.hash = hash;
+        o.pipeline_streams = pipeline;
+        o.timeout = std::chrono::milliseconds(200);
+        o.insecure_seed = p == party::alice ? 0xA11CE : 0xB0B;
+        return o;
+    }
+};
+
+using u8 = secure_uint<8>;
+
+/// A compiled program of the session harnesses, with fixed inputs.
+struct program {
+    circuit<> c;
+    std::vector<std::vector<bool>> alice, bob;  ///< each party's input values, in circuit order
+    std::vector<std::vector<bool>> expected;    ///< the outputs, from plaintext evaluation
+
+    const std::vector<std::vector<bool>>& inputs_of(party p) const { return p == party::alice ? alice : bob; }
+};
+
+/// N products of W-bit numbers in a parallel region (so workers and IPP
+/// have something to share), their sum and a comparison.
+template <std::size_t N, std::size_t W>
+program make_program() {
+    using uw = secure_uint<W>;
+    using row = std::array<uw, N>;
+    program p;
+    p.c = compile(
+        [](const row& a, const row& b) {
+            const auto products = parallel_for<N>([&](std::size_t i) { return a[i] * b[i]; });
+            uw sum = 0;
+            for (const uw& x : products) sum = sum + x;
+            return std::make_tuple(sum, a[0] < b[0]);
+        },
+        input<party::alice, row>, input<party::bob, row>);
+    std::uint32_t x = 2463534242u;  // xorshift: fixed input bits
+    std::vector<std::vector<bool>> all;
+    for (const value_layout& v : p.c.data().inputs) {
+        std::vector<bool> bits(v.bits);
+        for (std::size_t k = 0; k < bits.size(); ++k) {
+            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+            bits[k] = (x & 1) != 0;
+        }
+        (v.owner == party::alice ? p.alice : p.bob).push_back(bits);
+        all.push_back(std::move(bits));
+    }
+    p.expected = eval_plain_bits(p.c, all);
+    return p;
+}
+
+/// The compiled program for a thread count. With one thread, four 8-bit
+/// products (about 250 ANDs). With two, eight 24-bit products (about 4400
+/// ANDs): enough that the planner gives the second worker a share
+/// (exec/plan.hpp: a part has at least fgp_min_ands = 1024 ANDs), with IPP
+/// in each world too. Made once: circuits are immutable.
+inline const program& compiled_program(std::uint32_t threads) {
+    static const program small = make_program<4, 8>();
+    static const program wide = make_program<8, 24>();
+    return threads > 1 ? wide : small;
+}
+
+/// The streamed program: a dot product over two sequences, cut into
+/// segments of a few ANDs, with an intermediate value opened to both (and
+/// steering what follows) and one to Alice only.
+inline auto streamed_program() {
+    auto fn = stream(
+        [](const sequence<u8>& xs, const sequence<u8>& ys) {
+            u8 acc = 0;
+            for (std::size_t i = 0; i < 3; ++i) acc = acc + xs[i] * ys[i];
+            if (open(acc) > 100) acc = acc ^ u8(1);
+            (void)open(acc + ys[3], reveal::alice);
+            for (std::size_t i = 3; i < xs.size(); ++i) acc = acc + xs[i] * ys[i];
+            return std::make_tuple(acc, xs[0] < ys[0]);
+        },
+        sequence_input<party::alice, u8>(6), sequence_input<party::bob, u8>(6));
+    fn.segment_ands = 48;
+    return fn;
+}
+inline const std::vector<std::uint8_t> alice_sequence{3, 141, 59, 26, 53, 58};
+inline const std::vector<std::uint8_t> bob_sequence{97, 93, 23, 84, 62, 64};
+
+// ---- The fixed inputs of the other harnesses -------------------------------------
+
+/// fuzz_tables: a 16-bit product and comparison.
+inline const circuit<>& tables_circuit() {
+    static const circuit<> c = compile(
+        [](secure_uint<16> a, secure_uint<16> b) { return std::make_tuple(a * b, a < b); },
+        input<party::alice, secure_uint<16>>, input<party::bob, secure_uint<16>>);
+    return c;
+}
+
+/// fuzz_ot: what the configuration bytes choose.
+struct ot_config {
+    bool receiver = false;  ///< this party is the cot_receiver (the fuzz input the sender)
+    bool packed = false;    ///< the receiver extends with packed choice bits
+    std::size_t extends = 0;
+    std::array<std::size_t, 3> sizes{};
+
+    static ot_config read(byte_reader& r) noexcept {
+        ot_config c;
+        const std::uint8_t b = r.u8();
+        c.receiver = (b & 1) != 0;
+        c.packed = (b & 2) != 0;
+        c.extends = (b >> 2) & 3;
+        for (std::size_t& m : c.sizes) m = r.u16() & 0x3FFF;
+        return c;
+    }
+    std::vector<std::uint8_t> encode() const {
+        std::vector<std::uint8_t> out{static_cast<std::uint8_t>((receiver ? 1 : 0) | (packed ? 2 : 0) | extends << 2)};
+        for (std::size_t m : sizes) out.push_back(static_cast<std::uint8_t>(m)), out.push_back(static_cast<std::uint8_t>(m >> 8));
+        return out;
+    }
+};
+/// Fixed seeds of each side's base OTs, so a recorded peer replays.
+inline block ot_seed(bool receiver) { return block(0x6f74, receiver ? 2 : 1); }
+inline block ot_delta() { return block(0x0123456789abcdefu, 0xfedcba9876543211u); }
+inline std::vector<std::uint8_t> ot_choices(std::size_t m) {
+    std::vector<std::uint8_t> c(m);
+    for (std::size_t i = 0; i < m; ++i) c[i] = static_cast<std::uint8_t>((i * 7 + i / 5) % 3 == 0);
+    return c;
+}
+
+}  // namespace tandem::fuzz
