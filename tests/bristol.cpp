@@ -208,6 +208,23 @@ TEST_CASE("bristol.old_format_adder") {
     }
 }
 
+TEST_CASE("bristol.old_format_empty_input_round_trips") {
+    // Found by fuzz_bristol (fuzz/regressions/bristol/old-format-zero-width-input):
+    // an old-format circuit whose first input has no bits was written as a
+    // Fashion value of width 0, which the reader then refused.
+    std::istringstream in("1 4\n0 3 1\n2 1 0 1 3 AND\n");
+    const circuit<> c = bristol::read(in, "old.txt");
+    REQUIRE(c.data().inputs.size() == 2);
+    CHECK(c.data().inputs[0].bits == 0);
+    const circuit<> back = round_trip(c);
+    for (unsigned v = 0; v < 8; ++v) {
+        const std::vector<std::vector<bool>> bits{{}, {(v & 1) != 0, (v & 2) != 0, (v & 4) != 0}};
+        INFO("bob's bits " << v);
+        CHECK(eval_plain_bits(back, bits) == eval_plain_bits(c, bits));
+        CHECK(eval_plain_bits(c, bits)[0][0] == ((v & 3) == 3));
+    }
+}
+
 TEST_CASE("bristol.format_detection_and_refusal") {
     // Fashion is still detected as Fashion.
     CHECK(eval_plain_bits(read_text(fashion_and, bristol::format::detect), {{true}, {true}})[0] ==

@@ -174,15 +174,17 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
         out_widths.push_back(width(line2, at2, false));
         line3_pending = has_line3;
     } else {
-        const auto widths = [&](std::istringstream& tokens, std::uint64_t line, const char* what) {
+        const auto widths = [&](std::istringstream& tokens, std::uint64_t line, const char* what, bool zero_ok) {
             const std::uint64_t n = r.number_at(tokens, what, line);
             std::vector<std::uint32_t> ws;
-            for (std::uint64_t i = 0; i < n; ++i) ws.push_back(width(tokens, line, false));
+            for (std::uint64_t i = 0; i < n; ++i) ws.push_back(width(tokens, line, zero_ok));
             return ws;
         };
-        in_widths = widths(line2, at2, "input values");
+        // An input value may have no bits: the old format's absent input, which
+        // write() then emits as width 0 (found by fuzzing: the round trip failed).
+        in_widths = widths(line2, at2, "input values", true);
         if (!has_line3) r.fail_eof("missing the output values line");
-        out_widths = widths(line3, at3, "output values");
+        out_widths = widths(line3, at3, "output values", false);
     }
     std::uint64_t total_in = 0;
     for (auto w : in_widths) total_in += w;

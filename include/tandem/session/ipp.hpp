@@ -43,6 +43,7 @@
 #include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/ipp_plan.hpp>
@@ -210,6 +211,7 @@ inline void check_transfer_digests(net::channel& ch, std::size_t k, const std::v
         const std::uint64_t pick = 0 - static_cast<std::uint64_t>(l.lsb());
         differ |= transfer_digest(l, k, i) ^ ((d[2 * i] & ~pick) | (d[2 * i + 1] & pick));
     }
+    declassify(&differ, sizeof differ);  // whether the labels are valid is public (detail/secret.hpp)
     if (differ != 0)
         throw protocol_error("IPP: a label transferred between the worlds at boundary " + std::to_string(k) +
                              " does not match the garbler's (data corrupted on the link, or the parties run "
