@@ -555,16 +555,23 @@ std::uint64_t kernel_buffer_max(const char* file) {
     return hi;
 }
 
+/// What slow_channel saw; shared, because the session destroys the channel
+/// before the test reads these.
+struct slow_stats {
+    std::uint64_t max_in_flight = 0, peak_rss = 0;
+};
+
 /// Bob's end of the main link, reading at `rate` bytes per second; records
 /// the most bytes ever in flight (written by alice's end, not yet read here)
 /// and the peak resident size of the process.
 class slow_channel final : public net::channel {
 public:
-    slow_channel(std::unique_ptr<net::channel> inner, double rate, std::shared_ptr<fault_log> writer)
-        : net::channel("slow " + inner->name()), inner_(std::move(inner)), rate_(rate), writer_(std::move(writer)) {}
+    slow_channel(std::unique_ptr<net::channel> inner, double rate, std::shared_ptr<fault_log> writer,
+                 std::shared_ptr<slow_stats> stats)
+        : net::channel("slow " + inner->name()), inner_(std::move(inner)), rate_(rate), writer_(std::move(writer)),
+          stats_(std::move(stats)) {}
     void close() noexcept override { inner_->close(); }
     void interrupt() noexcept override { inner_->interrupt(); }
-    std::uint64_t max_in_flight = 0, peak_rss = 0;
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {
@@ -582,8 +589,8 @@ protected:
                                        std::chrono::duration<double>(static_cast<double>(read_) / rate_));
             std::this_thread::sleep_until(due);
             const std::uint64_t written = writer_->written.load();
-            if (written > read_) max_in_flight = std::max(max_in_flight, written - read_);
-            peak_rss = std::max(peak_rss, rss_bytes());
+            if (written > read_) stats_->max_in_flight = std::max(stats_->max_in_flight, written - read_);
+            stats_->peak_rss = std::max(stats_->peak_rss, rss_bytes());
             inner_->recv(p + got, k);
             got += k;
             read_ += k;
@@ -595,6 +602,7 @@ private:
     std::unique_ptr<net::channel> inner_;
     double rate_;
     std::shared_ptr<fault_log> writer_;
+    std::shared_ptr<slow_stats> stats_;
     std::uint64_t read_ = 0;
     std::chrono::steady_clock::time_point t0_;
 };
@@ -629,9 +637,9 @@ TEST_CASE("faults.slow_peer_does_not_make_the_fast_one_buffer") {
         auto written = std::make_shared<fault_log>();
         wiring w;
         w.main_a = std::make_unique<fault_channel>(std::move(main_a), fault::none, direction::send, 0, written);
-        auto slow = std::make_unique<slow_channel>(std::move(main_b), 1e6, written);
-        slow_channel& reader = *slow;
-        w.main_b = std::move(slow);
+        auto stats = std::make_shared<slow_stats>();
+        w.main_b = std::make_unique<slow_channel>(std::move(main_b), 1e6, written, stats);
+        const slow_stats& reader = *stats;
         const std::uint64_t rss0 = rss_bytes();
         std::uint32_t got[2] = {};
         const auto t0 = std::chrono::steady_clock::now();
