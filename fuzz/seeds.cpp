@@ -11,6 +11,7 @@
 // of the wire format makes them stale (still valid inputs, only shallower):
 // run this again and commit the result.
 #include "circuit_codec.hpp"
+#include "../tests/recording_channel.hpp"
 
 #include <exception>
 #include <filesystem>
@@ -28,29 +29,7 @@ namespace {
 using bytes = std::vector<std::uint8_t>;
 
 /// Forwards to an inner channel and keeps a copy of what this end writes.
-class recording_channel final : public net::channel {
-public:
-    recording_channel(std::unique_ptr<net::channel> inner, std::shared_ptr<bytes> written)
-        : net::channel("recording " + inner->name()), inner_(std::move(inner)), written_(std::move(written)) {}
-    void close() noexcept override { inner_->close(); }
-    void interrupt() noexcept override { inner_->interrupt(); }
-
-protected:
-    void write_all(const std::byte* p, std::size_t n, const char*) override {
-        const auto* b = reinterpret_cast<const std::uint8_t*>(p);
-        written_->insert(written_->end(), b, b + n);
-        inner_->send(p, n);
-        inner_->flush();
-    }
-    std::size_t read_some(std::byte* p, std::size_t min, std::size_t) override {
-        inner_->recv(p, min);
-        return min;
-    }
-
-private:
-    std::unique_ptr<net::channel> inner_;
-    std::shared_ptr<bytes> written_;
-};
+using recording_channel = tandem::test::basic_recording_channel<bytes>;
 
 /// Keeps what is written; has nothing to read.
 class capture_channel final : public net::channel {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "exception_text.hpp"
+#include "recording_channel.hpp"
 
 #include <tandem/tandem.hpp>
 
@@ -139,31 +140,6 @@ private:
     std::atomic<std::uint64_t> moved_{0};
     std::atomic<bool> cut_{false};
     std::shared_ptr<std::atomic<bool>> was_cut_;
-};
-
-/// Wraps a channel and keeps a copy of every byte this side writes (the
-/// transcript a replay must reproduce).
-class recording_channel final : public net::channel {
-public:
-    recording_channel(std::unique_ptr<net::channel> inner, std::shared_ptr<std::vector<std::byte>> written)
-        : net::channel("recording " + inner->name()), inner_(std::move(inner)), written_(std::move(written)) {}
-    void close() noexcept override { inner_->close(); }
-    void interrupt() noexcept override { inner_->interrupt(); }
-
-protected:
-    void write_all(const std::byte* p, std::size_t n, const char*) override {
-        written_->insert(written_->end(), p, p + n);
-        inner_->send(p, n);
-        inner_->flush();
-    }
-    std::size_t read_some(std::byte* p, std::size_t min, std::size_t) override {
-        inner_->recv(p, min);
-        return min;
-    }
-
-private:
-    std::unique_ptr<net::channel> inner_;
-    std::shared_ptr<std::vector<std::byte>> written_;
 };
 
 }  // namespace tandem::test
