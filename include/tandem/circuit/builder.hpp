@@ -507,7 +507,9 @@ public:
         r.open = false;
         // Outputs: the instance's own gates among the returned bits, once each.
         std::vector<std::uint32_t> outputs;
-        r.returned.reserve(r.returned.size() + returned.size());
+        // (No reserve(size + returned.size()) here: an exact reserve per
+        // instance defeats the vector's geometric growth and made a region of
+        // n instances cost O(n²) copying.)
         for (const wire_ref ref : returned) {
             if (ref.is_constant() || ref.id() < r.base) {  // a constant or an outer wire: passes through
                 r.returned.push_back(ref.v);
