@@ -494,7 +494,12 @@ public:
 
     void begin_instance() {
         instance_recording& in = region_->inst;
-        in = instance_recording{};
+        // Cleared, not replaced: the buffers are reused by every instance.
+        in.code.clear();
+        in.import_index.clear();
+        in.imports.clear();
+        in.import_not.clear();
+        in.gate_not.clear();
         in.serial = next_serial();
         instance_region_.emplace(in.serial, static_cast<std::uint32_t>(region_names_.size() - 1));
         region_->open = true;
@@ -507,6 +512,10 @@ public:
         r.open = false;
         // Outputs: the instance's own gates among the returned bits, once each.
         std::vector<std::uint32_t> outputs;
+        // output_of_gate[g]: 1 + g's index in outputs, 0 if not yet one
+        // (a linear search per returned bit was quadratic in the outputs).
+        std::vector<std::uint32_t>& output_of_gate = r.output_of_gate;
+        if (output_of_gate.size() < in.code.size() / 3) output_of_gate.resize(in.code.size() / 3);
         // (No reserve(size + returned.size()) here: an exact reserve per
         // instance defeats the vector's geometric growth and made a region of
         // n instances cost O(n²) copying.)
@@ -516,11 +525,15 @@ public:
                 continue;
             }
             const std::uint32_t g = ref.id() - r.base;
-            std::uint32_t j = 0;
-            while (j < outputs.size() && outputs[j] != g) ++j;
-            if (j == outputs.size()) outputs.push_back(g);
+            std::uint32_t j = output_of_gate[g];
+            if (j == 0) {
+                outputs.push_back(g);
+                j = output_of_gate[g] = static_cast<std::uint32_t>(outputs.size());
+            }
+            --j;
             r.returned.push_back(std::uint64_t{1} << 32 | (j << 1) | (ref.v & 1u));
         }
+        for (const std::uint32_t g : outputs) output_of_gate[g] = 0;
         // Canonical key: the gates, the import count, the outputs.
         std::vector<std::uint32_t> key = std::move(in.code);
         key.push_back(static_cast<std::uint32_t>(in.imports.size()));
@@ -672,6 +685,7 @@ private:
         recorded_region rec;
         std::vector<std::uint64_t> returned;  ///< per returned bit: a ref, or 1<<32 | output<<1 | negated
         std::vector<std::uint32_t> output_counts, returned_counts;
+        std::vector<std::uint32_t> output_of_gate;  ///< end_instance's scratch, all zero between calls
     };
 
     /// Import number of outer wire w in the open instance (numbered by first use).
