@@ -370,6 +370,22 @@ TEST_CASE("lib.aes.public_inputs_fold") {
     CHECK(c.stats().and_gates == 5120);
     // FIPS-197 Appendix B.
     CHECK(hex_of(c.eval_plain(hex<16>("3243f6a8885a308d313198a2e0370734"))) == "3925841d02dc09fbdc118597196a0b32");
+
+    // The overload for a public key gives the same circuit size and result.
+    const auto p128 = compile([&](const lib::aes_block& b) { return lib::aes_encrypt(key, b); },
+                              input<party::bob, lib::aes_block>);
+    CHECK(p128.stats().and_gates == 5120);
+    CHECK(hex_of(p128.eval_plain(hex<16>("3243f6a8885a308d313198a2e0370734"))) == "3925841d02dc09fbdc118597196a0b32");
+    const auto key192 = counting_key<24>();
+    const auto key256 = counting_key<32>();
+    const auto p192 = compile([&](const lib::aes_block& b) { return lib::aes_encrypt(key192, b); },
+                              input<party::bob, lib::aes_block>);
+    const auto p256 = compile([&](const lib::aes_block& b) { return lib::aes_encrypt(key256, b); },
+                              input<party::bob, lib::aes_block>);
+    CHECK(p192.stats().and_gates == 6144);
+    CHECK(p256.stats().and_gates == 7168);
+    CHECK(hex_of(p192.eval_plain(appendix_c_plaintext)) == "dda97ca4864cdfe06eaf70a0ec0d7191");
+    CHECK(hex_of(p256.eval_plain(appendix_c_plaintext)) == "8ea2b7ca516745bfeafc49904b496089");
 }
 
 // ---- Standard vectors ---------------------------------------------------------
@@ -534,6 +550,27 @@ TEST_CASE("lib.aes.garbled_two_party") {
     check_garbled<16>(11);
     check_garbled<24>(12);
     check_garbled<32>(13);
+}
+
+TEST_CASE("lib.aes.garbled_stream") {
+    // The streamed function between two sessions, in segments of about 1,000
+    // ANDs, equals the compiled circuit in plaintext.
+    auto fn = stream([](const lib::aes_key<32>& k, const lib::aes_block& b) { return lib::aes_encrypt(k, b); },
+                     input<party::alice, lib::aes_key<32>>, input<party::bob, lib::aes_block>);
+    fn.segment_ands = 1000;
+    const std::uint64_t seed = 31;
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    const auto key = random_bytes<32>(rng);
+    const auto block = random_bytes<16>(rng);
+    bytes16 alice_got{}, bob_got{};
+    test::rethrow(test::two_party(
+        test::make_wiring(0), test::with_threads(1), test::with_threads(1),
+        [&](session& s) { alice_got = s.run(fn, key); }, [&](session& s) { bob_got = s.run(fn, block); }));
+    const bytes16 want = encrypt_circuit<32>().eval_plain(key, block);
+    CHECK(alice_got == want);
+    CHECK(bob_got == want);
+    CHECK(want == ref::encrypt(key, block));
 }
 
 TEST_CASE("lib.aes.garbled_many_blocks_two_threads") {

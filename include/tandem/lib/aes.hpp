@@ -31,7 +31,8 @@
 //                        256  14        224   7,168          84
 //
 // (the first three equal the Bristol Fashion AES circuits). Public bytes
-// fold while recording: a public key costs only the 16 S-boxes per round.
+// fold while recording: a public key (aes_encrypt(std::array<std::uint8_t,
+// K>, block)) costs only the 16 S-boxes per round, as expanded.
 // To encrypt several blocks under one secret key, expand it once with
 // aes_expand_key(aes_key<K>) and call aes_encrypt_expanded per block (it
 // reads the round keys only, so it runs inside a parallel_for).
@@ -44,6 +45,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 namespace tandem {
 
@@ -121,6 +123,18 @@ template <std::size_t K>
 aes_block aes_encrypt(const aes_key<K>& key, const aes_block& block) {
     detail::check_aes_key_size<K>();
     return aes_encrypt_expanded(aes_expand_key(key), block);
+}
+
+/// Encrypts a secret block under a public key (known to both parties when
+/// the function is written): the schedule is computed in plain C++ and the
+/// round keys fold into the rounds, so 5,120 / 6,144 / 7,168 ANDs.
+template <std::size_t K>
+aes_block aes_encrypt(const std::array<std::uint8_t, K>& public_key, const aes_block& block) {
+    detail::check_aes_key_size<K>();
+    const auto plain = aes_expand_key(public_key);
+    aes_round_keys<K> round_keys;
+    for (std::size_t j = 0; j < plain.size(); ++j) round_keys[j] = plain[j];
+    return aes_encrypt_expanded(round_keys, block);
 }
 
 }  // namespace lib
