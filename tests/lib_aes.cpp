@@ -390,6 +390,10 @@ TEST_CASE("lib.aes.public_inputs_fold") {
 
 // ---- Standard vectors ---------------------------------------------------------
 
+// The plain expansion runs at compile time too (FIPS-197 A.1: w[43] = b6630ca6).
+static_assert(lib::aes_expand_key(std::array<std::uint8_t, 16>{0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab,
+                                                                0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c})[175] == 0xa6);
+
 TEST_CASE("lib.aes.fips197_key_expansion") {
     // FIPS-197 Appendix A.1, A.2, A.3: w[0] … w[4 Nr + 3].
     check_appendix_a<16>("2b7e151628aed2a6abf7158809cf4f3c",
