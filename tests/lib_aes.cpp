@@ -35,7 +35,8 @@ template <std::size_t N>
 std::array<std::uint8_t, N> hex(std::string_view h) {
     if (h.size() != 2 * N) throw std::logic_error("hex: expected " + std::to_string(2 * N) + " digits");
     std::array<std::uint8_t, N> out{};
-    for (std::size_t i = 0; i < N; ++i) out[i] = static_cast<std::uint8_t>(std::stoul(std::string(h.substr(2 * i, 2)), nullptr, 16));
+    for (std::size_t i = 0; i < N; ++i)
+        out[i] = static_cast<std::uint8_t>(std::stoul(std::string(h.substr(2 * i, 2)), nullptr, 16));
     return out;
 }
 
@@ -103,8 +104,8 @@ std::vector<std::uint8_t> expand(const std::array<std::uint8_t, K>& key) {
     const std::size_t nk = K / 4, nr = nk + 6, total = 4 * (nr + 1);
     std::vector<std::uint32_t> w(total);
     for (std::size_t i = 0; i < nk; ++i)
-        w[i] = std::uint32_t{key[4 * i]} << 24 | std::uint32_t{key[4 * i + 1]} << 16 | std::uint32_t{key[4 * i + 2]} << 8 |
-               key[4 * i + 3];
+        w[i] = std::uint32_t{key[4 * i]} << 24 | std::uint32_t{key[4 * i + 1]} << 16 |
+               std::uint32_t{key[4 * i + 2]} << 8 | key[4 * i + 3];
     auto sub_word = [](std::uint32_t v) {
         std::uint32_t r = 0;
         for (int s = 0; s < 32; s += 8) r |= std::uint32_t{sbox()[(v >> s) & 0xff]} << s;
@@ -172,8 +173,9 @@ bytes16 encrypt(const std::array<std::uint8_t, K>& key, const bytes16& in) {
 
 template <std::size_t K>
 const auto& encrypt_circuit() {
-    static const auto c = compile([](const lib::aes_key<K>& k, const lib::aes_block& b) { return lib::aes_encrypt(k, b); },
-                                  input<party::alice, lib::aes_key<K>>, input<party::bob, lib::aes_block>);
+    static const auto c =
+        compile([](const lib::aes_key<K>& k, const lib::aes_block& b) { return lib::aes_encrypt(k, b); },
+                input<party::alice, lib::aes_key<K>>, input<party::bob, lib::aes_block>);
     return c;
 }
 
@@ -328,7 +330,8 @@ void check_sp800_38a(std::string_view key_hex, const std::array<std::string_view
 // ---- The S-box ----------------------------------------------------------------
 
 TEST_CASE("lib.aes.sbox_exhaustive") {
-    const auto c = compile([](const secure_uint<8>& x) { return lib::aes_sbox(x); }, input<party::alice, secure_uint<8>>);
+    const auto c =
+        compile([](const secure_uint<8>& x) { return lib::aes_sbox(x); }, input<party::alice, secure_uint<8>>);
     CHECK(c.stats().and_gates == 32);
     CHECK(c.stats().and_depth == 6);
     std::vector<std::tuple<std::uint8_t>> all;
@@ -391,8 +394,9 @@ TEST_CASE("lib.aes.public_inputs_fold") {
 // ---- Standard vectors ---------------------------------------------------------
 
 // The plain expansion runs at compile time too (FIPS-197 A.1: w[43] = b6630ca6).
-static_assert(lib::aes_expand_key(std::array<std::uint8_t, 16>{0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab,
-                                                                0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c})[175] == 0xa6);
+constexpr std::array<std::uint8_t, 16> appendix_a1_key{0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6,
+                                                       0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c};
+static_assert(lib::aes_expand_key(appendix_a1_key)[175] == 0xa6);
 
 TEST_CASE("lib.aes.fips197_key_expansion") {
     // FIPS-197 Appendix A.1, A.2, A.3: w[0] … w[4 Nr + 3].
@@ -492,7 +496,8 @@ TEST_CASE("lib.aes.bristol_aes128_bit_for_bit") {
             bytes16 theirs{};
             for (std::size_t i = 0; i < 16; ++i)
                 for (std::size_t k = 0; k < 8; ++k)
-                    if ((out[d.outputs[0].first_bit + 8 * (15 - i) + k] >> l) & 1u) theirs[i] |= static_cast<std::uint8_t>(1u << k);
+                    if ((out[d.outputs[0].first_bit + 8 * (15 - i) + k] >> l) & 1u)
+                        theirs[i] |= static_cast<std::uint8_t>(1u << k);
             ++compared;
             if (theirs != ours[base + l]) {
                 ++wrong;

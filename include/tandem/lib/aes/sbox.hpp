@@ -51,8 +51,8 @@ constexpr std::uint8_t aes_sbox_by_definition(std::uint8_t x) noexcept {
     }
     unsigned out = 0;
     for (unsigned i = 0; i < 8; ++i) {
-        const unsigned bit =
-            (inv >> i) ^ (inv >> ((i + 4) % 8)) ^ (inv >> ((i + 5) % 8)) ^ (inv >> ((i + 6) % 8)) ^ (inv >> ((i + 7) % 8));
+        const unsigned bit = (inv >> i) ^ (inv >> ((i + 4) % 8)) ^ (inv >> ((i + 5) % 8)) ^
+                             (inv >> ((i + 6) % 8)) ^ (inv >> ((i + 7) % 8));
         out |= (bit & 1u) << i;
     }
     return static_cast<std::uint8_t>(out ^ 0x63u);
