@@ -257,7 +257,7 @@ TEST_CASE("lib.sort.streamed_equals_compiled") {
 
 TEST_CASE("lib.psi_cardinality") {
     constexpr std::size_t na = 12, nb = 9;
-    const auto c = compile([](const std::array<u32, na>& a, const std::array<u32, nb>& b) { return psi_cardinality(a, b); },
+    const auto c = compile([](const std::array<u32, na>& a, const std::array<u32, nb>& b) { return lib::psi_cardinality(a, b); },
                            input<party::alice, std::array<u32, na>>, input<party::bob, std::array<u32, nb>>);
     const std::uint64_t seed = 99;
     INFO("seed = " << seed);
