@@ -1,7 +1,8 @@
-// The standard library's hashes (include/tandem/lib/sha256.hpp, word_sum.hpp):
+// The standard library's hashes (include/tandem/lib/sha256.hpp, sha3.hpp, word_sum.hpp):
 // FIPS 180-4 examples, a plain C++ SHA-256 written here as the reference on
 // random messages of many lengths and on random compressions, exact AND
-// counts, a garbled two-party run and a streamed run equal to plaintext.
+// counts, a garbled two-party run and a streamed run equal to plaintext;
+// the same for Keccak-f[1600] and SHA-3 (FIPS 202) with a plain Keccak here.
 // Under TANDEM_SANITIZED the random-length sweep takes fewer lengths.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -9,6 +10,7 @@
 #include "memory_sessions.hpp"
 
 #include <tandem/lib/sha256.hpp>
+#include <tandem/lib/sha3.hpp>
 #include <tandem/lib/word_sum.hpp>
 #include <tandem/tandem.hpp>
 
@@ -337,4 +339,189 @@ TEST_CASE("lib.sha256.streamed") {
         CHECK(streamed.eval_plain(m) == expected);
         CHECK(streamed.last_run().and_gates == compiled.stats().and_gates);
     }
+}
+
+// ---- SHA-3 (FIPS 202) --------------------------------------------------------
+
+namespace {
+
+/// A plain Keccak-f[1600] with the standard's tables typed in (FIPS 202 Table 2
+/// for ρ; the round constants as listed in the Keccak reference), so the
+/// header's derivations from Algorithms 2 and 5–6 are checked too.
+void ref_keccak_f(std::array<std::uint64_t, 25>& a) {
+    static constexpr std::uint64_t rc[24] = {
+        0x0000000000000001, 0x0000000000008082, 0x800000000000808a, 0x8000000080008000, 0x000000000000808b,
+        0x0000000080000001, 0x8000000080008081, 0x8000000000008009, 0x000000000000008a, 0x0000000000000088,
+        0x0000000080008009, 0x000000008000000a, 0x000000008000808b, 0x800000000000008b, 0x8000000000008089,
+        0x8000000000008003, 0x8000000000008002, 0x8000000000000080, 0x000000000000800a, 0x800000008000000a,
+        0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008};
+    static constexpr unsigned rho[5][5] = {  // rho[x][y]
+        {0, 36, 3, 41, 18}, {1, 44, 10, 45, 2}, {62, 6, 43, 15, 61}, {28, 55, 25, 21, 56}, {27, 20, 39, 8, 14}};
+    auto rotl = [](std::uint64_t v, unsigned n) { return n == 0 ? v : (v << n) | (v >> (64 - n)); };
+    for (int round = 0; round < 24; ++round) {
+        std::uint64_t c[5], b[25];
+        for (int x = 0; x < 5; ++x) c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20];
+        for (int x = 0; x < 5; ++x) {
+            const std::uint64_t d = c[(x + 4) % 5] ^ rotl(c[(x + 1) % 5], 1);
+            for (int y = 0; y < 5; ++y) a[x + 5 * y] ^= d;
+        }
+        for (int x = 0; x < 5; ++x)
+            for (int y = 0; y < 5; ++y) b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl(a[x + 5 * y], rho[x][y]);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 5; ++x)
+                a[x + 5 * y] = b[x + 5 * y] ^ (~b[(x + 1) % 5 + 5 * y] & b[(x + 2) % 5 + 5 * y]);
+        a[0] ^= rc[round];
+    }
+}
+
+std::vector<std::uint8_t> ref_sha3(std::span<const std::uint8_t> msg, std::size_t bits) {
+    const std::size_t rate = (1600 - 2 * bits) / 8;
+    std::vector<std::uint8_t> p(msg.begin(), msg.end());
+    p.push_back(0x06);
+    while (p.size() % rate != 0) p.push_back(0);
+    p.back() |= 0x80;
+    std::array<std::uint64_t, 25> s{};
+    for (std::size_t off = 0; off < p.size(); off += rate) {
+        for (std::size_t k = 0; k < rate; ++k) s[k / 8] ^= std::uint64_t{p[off + k]} << (8 * (k % 8));
+        ref_keccak_f(s);
+    }
+    std::vector<std::uint8_t> out(bits / 8);
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<std::uint8_t>(s[k / 8] >> (8 * (k % 8)));
+    return out;
+}
+
+template <std::size_t Bits>
+auto compile_prefix_sha3(std::size_t length) {
+    return compile([length](const message_t& m) { return lib::sha3<Bits>(std::span<const secure_uint<8>>(m).first(length)); },
+                   input<party::alice, message_t>);
+}
+
+template <std::size_t Bits>
+void check_sha3_random(std::span<const std::size_t> lengths, std::mt19937_64& rng, std::uint64_t seed) {
+    for (const std::size_t length : lengths) {
+        INFO("SHA3-" << Bits << ", seed " << seed << ", length " << length);
+        const auto c = compile_prefix_sha3<Bits>(length);
+        std::vector<std::tuple<plain_message>> sets(64);
+        for (auto& s : sets)
+            for (auto& byte : std::get<0>(s)) byte = static_cast<std::uint8_t>(rng());
+        const auto got = c.eval_plain_batch(sets);
+        REQUIRE(got.size() == sets.size());
+        for (std::size_t i = 0; i < sets.size(); ++i) {
+            const auto expected = ref_sha3(std::span<const std::uint8_t>(std::get<0>(sets[i])).first(length), Bits);
+            const std::vector<std::uint8_t> digest(got[i].begin(), got[i].end());
+            INFO("set " << i);
+            CHECK(digest == expected);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("lib.sha3.reference_matches_fips202") {
+    const std::string_view abc = "abc";
+    const std::vector<std::uint8_t> v(abc.begin(), abc.end());
+    CHECK(hex(ref_sha3({}, 256)) == "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a");
+    CHECK(hex(ref_sha3(v, 256)) == "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532");
+}
+
+TEST_CASE("lib.sha3.fips202") {
+    // SHA3-256 of "" and "abc" (NIST CSRC example values for FIPS 202).
+    struct example {
+        std::string_view message, digest;
+    };
+    const example examples[] = {
+        {"", "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a"},
+        {"abc", "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"},
+    };
+    for (const example& ex : examples) {
+        const std::string message(ex.message), expected(ex.digest);
+        INFO("message: \"" << message << "\"");
+        const auto c = compile(
+            [length = message.size()](const message_t& m) {
+                return lib::sha3_256(std::span<const secure_uint<8>>(m).first(length));
+            },
+            input<party::alice, message_t>);
+        CHECK(hex(c.eval_plain(padded(message))) == expected);
+    }
+    // SHA3-512 of "abc".
+    const auto c512 = compile_prefix_sha3<512>(3);
+    CHECK(hex(c512.eval_plain(padded("abc"))) ==
+          "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e"
+          "10e116e9192af3c91a7ec57647e3934057340b4cf408d5a56592f8274eec53f0");
+}
+
+TEST_CASE("lib.sha3.keccak_f1600_random") {
+    const auto c = compile([](const lib::keccak_state& s) { return lib::keccak_f1600(s); },
+                           input<party::alice, lib::keccak_state>);
+    CHECK(c.stats().and_gates == 38400);  // 24 rounds × 1,600 χ ANDs, as the Bristol file
+    const std::uint64_t seed = 0x3ecc;
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    std::vector<std::tuple<std::array<std::uint64_t, 25>>> sets(64);
+    for (auto& s : sets)
+        for (auto& lane : std::get<0>(s)) lane = rng();
+    std::get<0>(sets[0]).fill(0);
+    const auto got = c.eval_plain_batch(sets);
+    REQUIRE(got.size() == sets.size());
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        auto expected = std::get<0>(sets[i]);
+        ref_keccak_f(expected);
+        INFO("set " << i);
+        CHECK(got[i] == expected);
+    }
+    // Keccak-f of the zero state: first lane F1258F7940E1DDE7 (Keccak team's test vectors).
+    CHECK(got[0][0] == 0xf1258f7940e1dde7u);
+}
+
+TEST_CASE("lib.sha3.random_messages") {
+    const std::uint64_t seed = 0x5a3;
+    std::mt19937_64 rng(seed);
+#ifdef TANDEM_SANITIZED
+    const std::size_t lengths256[] = {0, 1, 134, 135, 136, 137, 200};
+#else
+    const std::size_t lengths256[] = {0, 1, 2, 3, 7, 8, 9, 63, 64, 100, 134, 135, 136, 137, 143, 144, 199, 200};
+#endif
+    const std::size_t others[] = {0, 71, 72, 103, 104, 143, 144, 200};  // around the 224/384/512 rates too
+    check_sha3_random<256>(lengths256, rng, seed);
+    check_sha3_random<224>(others, rng, seed);
+    check_sha3_random<384>(others, rng, seed);
+    check_sha3_random<512>(others, rng, seed);
+}
+
+TEST_CASE("lib.sha3.and_counts") {
+    const auto three = compile([](const std::array<secure_uint<8>, 3>& m) { return lib::sha3_256(m); },
+                               input<party::alice, std::array<secure_uint<8>, 3>>);
+    CHECK(three.stats().and_gates == 35467);
+    const auto two_hundred = compile([](const std::array<secure_uint<8>, 200>& m) { return lib::sha3_256(m); },
+                                     input<party::alice, std::array<secure_uint<8>, 200>>);
+    CHECK(two_hundred.stats().and_gates == 75456);  // 2 × 38,400 - 1,344: the last χ only on 4 lanes
+}
+
+TEST_CASE("lib.sha3.garbled_and_streamed") {
+    auto f = [](const std::array<secure_uint<8>, 3>& a, const std::array<secure_uint<8>, 3>& b) {
+        std::array<secure_uint<8>, 6> m;
+        for (std::size_t i = 0; i < 3; ++i) {
+            m[i] = a[i];
+            m[3 + i] = b[i];
+        }
+        return lib::sha3_256(m);
+    };
+    using bytes3 = std::array<secure_uint<8>, 3>;
+    const auto c = compile(f, input<party::alice, bytes3>, input<party::bob, bytes3>);
+    const std::array<std::uint8_t, 3> a{'a', 'b', 'c'}, b{'d', 'e', 'f'};
+    const std::array<std::uint8_t, 6> both{'a', 'b', 'c', 'd', 'e', 'f'};
+    const auto expected = c.eval_plain(a, b);
+    const std::vector<std::uint8_t> expected_v(expected.begin(), expected.end());
+    CHECK(expected_v == ref_sha3(both, 256));
+    std::array<std::uint8_t, 32> got_a{}, got_b{};
+    rethrow(test::two_party(
+        test::make_wiring(0), test::with_threads(1), test::with_threads(1), [&](session& s) { got_a = s.run(c, a); },
+        [&](session& s) { got_b = s.run(c, b); }));
+    CHECK(got_a == expected);
+    CHECK(got_b == expected);
+
+    auto streamed = stream(f, input<party::alice, bytes3>, input<party::bob, bytes3>);
+    streamed.segment_ands = 1000;
+    CHECK(streamed.eval_plain(a, b) == expected);
+    CHECK(streamed.last_run().and_gates == c.stats().and_gates);
 }
