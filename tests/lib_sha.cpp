@@ -54,7 +54,8 @@ words8 ref_compress(const words8& hv, const words16& m) {
     }
     std::uint32_t a = hv[0], b = hv[1], c = hv[2], d = hv[3], e = hv[4], f = hv[5], g = hv[6], h = hv[7];
     for (int t = 0; t < 64; ++t) {
-        const std::uint32_t t1 = h + (ref_rotr(e, 6) ^ ref_rotr(e, 11) ^ ref_rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[t] + w[t];
+        const std::uint32_t t1 =
+            h + (ref_rotr(e, 6) ^ ref_rotr(e, 11) ^ ref_rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[t] + w[t];
         const std::uint32_t t2 = (ref_rotr(a, 2) ^ ref_rotr(a, 13) ^ ref_rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
         h = g;
         g = f;
@@ -102,8 +103,9 @@ using plain_message = std::array<std::uint8_t, max_length>;
 
 /// SHA-256 of the first `length` bytes of a max_length-byte input (the rest is unused).
 auto compile_prefix_hash(std::size_t length) {
-    return compile([length](const message_t& m) { return lib::sha256(std::span<const secure_uint<8>>(m).first(length)); },
-                   input<party::alice, message_t>);
+    return compile(
+        [length](const message_t& m) { return lib::sha256(std::span<const secure_uint<8>>(m).first(length)); },
+        input<party::alice, message_t>);
 }
 
 plain_message padded(std::string_view s) {
@@ -266,9 +268,9 @@ TEST_CASE("lib.word_sum.counts_and_values") {
     check_word_sum<4>(0, 92, rng);
     check_word_sum<5>(0, 121, rng);
     check_word_sum<8>(0, 213, rng);
-    check_word_sum<1>(0xffffffff, 30, rng);  // x - 1: the public one at bit 0 is a free half adder
-    check_word_sum<1>(1, 30, rng);  // x + 1: an incrementer, 30 ANDs
-    check_word_sum<1>(0x80000000, 0, rng);  // only the top bit: an XOR
+    check_word_sum<1>(0xffffffff, 30, rng);   // x - 1: the public one at bit 0 is a free half adder
+    check_word_sum<1>(1, 30, rng);            // x + 1: an incrementer, 30 ANDs
+    check_word_sum<1>(0x80000000, 0, rng);    // only the top bit: an XOR
     check_word_sum<4>(0x428a2f98, 119, rng);  // T1 of round 0 (K_0)
     check_word_sum<2>(0xffffffff, 60, rng);
 }
@@ -301,13 +303,14 @@ TEST_CASE("lib.word_sum.partly_public_words") {
 
 TEST_CASE("lib.sha256.garbled_two_party") {
     const auto c = compile_compress();
-    const words8 state = {0x01234567, 0x89abcdef, 0xfedcba98, 0x76543210, 0xdeadbeef, 0x0badf00d, 0xcafebabe, 0x8badf00d};
+    const words8 state = {0x01234567, 0x89abcdef, 0xfedcba98, 0x76543210,
+                          0xdeadbeef, 0x0badf00d, 0xcafebabe, 0x8badf00d};
     words16 block{};
     for (std::size_t j = 0; j < 16; ++j) block[j] = static_cast<std::uint32_t>(0x9e3779b9u * (j + 1));
     words8 got_a{}, got_b{};
     rethrow(test::two_party(
-        test::make_wiring(0), test::with_threads(1), test::with_threads(1), [&](session& s) { got_a = s.run(c, state); },
-        [&](session& s) { got_b = s.run(c, block); }));
+        test::make_wiring(0), test::with_threads(1), test::with_threads(1),
+        [&](session& s) { got_a = s.run(c, state); }, [&](session& s) { got_b = s.run(c, block); }));
     const words8 expected = c.eval_plain(state, block);
     CHECK(expected == ref_compress(state, block));
     CHECK(got_a == expected);
@@ -355,8 +358,12 @@ void ref_keccak_f(std::array<std::uint64_t, 25>& a) {
         0x0000000080008009, 0x000000008000000a, 0x000000008000808b, 0x800000000000008b, 0x8000000000008089,
         0x8000000000008003, 0x8000000000008002, 0x8000000000000080, 0x000000000000800a, 0x800000008000000a,
         0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008};
-    static constexpr unsigned rho[5][5] = {  // rho[x][y]
-        {0, 36, 3, 41, 18}, {1, 44, 10, 45, 2}, {62, 6, 43, 15, 61}, {28, 55, 25, 21, 56}, {27, 20, 39, 8, 14}};
+    static constexpr unsigned rho[5][5] = {// rho[x][y]
+                                           {0, 36, 3, 41, 18},
+                                           {1, 44, 10, 45, 2},
+                                           {62, 6, 43, 15, 61},
+                                           {28, 55, 25, 21, 56},
+                                           {27, 20, 39, 8, 14}};
     auto rotl = [](std::uint64_t v, unsigned n) { return n == 0 ? v : (v << n) | (v >> (64 - n)); };
     for (int round = 0; round < 24; ++round) {
         std::uint64_t c[5], b[25];
@@ -392,8 +399,9 @@ std::vector<std::uint8_t> ref_sha3(std::span<const std::uint8_t> msg, std::size_
 
 template <std::size_t Bits>
 auto compile_prefix_sha3(std::size_t length) {
-    return compile([length](const message_t& m) { return lib::sha3<Bits>(std::span<const secure_uint<8>>(m).first(length)); },
-                   input<party::alice, message_t>);
+    return compile(
+        [length](const message_t& m) { return lib::sha3<Bits>(std::span<const secure_uint<8>>(m).first(length)); },
+        input<party::alice, message_t>);
 }
 
 template <std::size_t Bits>
@@ -436,11 +444,10 @@ TEST_CASE("lib.sha3.fips202") {
     for (const example& ex : examples) {
         const std::string message(ex.message), expected(ex.digest);
         INFO("message: \"" << message << "\"");
-        const auto c = compile(
-            [length = message.size()](const message_t& m) {
-                return lib::sha3_256(std::span<const secure_uint<8>>(m).first(length));
-            },
-            input<party::alice, message_t>);
+        const auto c =
+            compile([length = message.size()](
+                        const message_t& m) { return lib::sha3_256(std::span<const secure_uint<8>>(m).first(length)); },
+                    input<party::alice, message_t>);
         CHECK(hex(c.eval_plain(padded(message))) == expected);
     }
     // SHA3-512 of "abc".

@@ -34,13 +34,7 @@
 #include <span>
 #include <vector>
 
-namespace tandem::lib {
-
-using sha256_state = std::array<secure_uint<32>, 8>;
-using sha256_block = std::array<secure_uint<32>, 16>;
-using sha256_digest = std::array<secure_uint<8>, 32>;
-
-namespace detail {
+namespace tandem::detail {
 
 /// K_0..K_63 (FIPS 180-4 §4.2.2): the first 32 bits of the fractional parts of
 /// the cube roots of the first 64 primes.
@@ -60,28 +54,42 @@ inline constexpr std::array<std::uint32_t, 8> sha256_h0 = {0x6a09e667, 0xbb67ae8
                                                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 
 /// ROTR^n (§3.2): free, wires are renamed.
-inline secure_uint<32> rotr(const secure_uint<32>& x, unsigned n) { return (x >> n) ^ (x << (32 - n)); }
+inline secure_uint<32> sha256_rotr(const secure_uint<32>& x, unsigned n) { return (x >> n) ^ (x << (32 - n)); }
 
 // The functions of §4.1.2. Σ and σ are XORs of rotations (free); Ch and Maj are 32 ANDs each.
-inline secure_uint<32> big_sigma0(const secure_uint<32>& x) { return rotr(x, 2) ^ rotr(x, 13) ^ rotr(x, 22); }
-inline secure_uint<32> big_sigma1(const secure_uint<32>& x) { return rotr(x, 6) ^ rotr(x, 11) ^ rotr(x, 25); }
-inline secure_uint<32> small_sigma0(const secure_uint<32>& x) { return rotr(x, 7) ^ rotr(x, 18) ^ (x >> 3); }
-inline secure_uint<32> small_sigma1(const secure_uint<32>& x) { return rotr(x, 17) ^ rotr(x, 19) ^ (x >> 10); }
+inline secure_uint<32> sha256_big_sigma0(const secure_uint<32>& x) {
+    return sha256_rotr(x, 2) ^ sha256_rotr(x, 13) ^ sha256_rotr(x, 22);
+}
+inline secure_uint<32> sha256_big_sigma1(const secure_uint<32>& x) {
+    return sha256_rotr(x, 6) ^ sha256_rotr(x, 11) ^ sha256_rotr(x, 25);
+}
+inline secure_uint<32> sha256_small_sigma0(const secure_uint<32>& x) {
+    return sha256_rotr(x, 7) ^ sha256_rotr(x, 18) ^ (x >> 3);
+}
+inline secure_uint<32> sha256_small_sigma1(const secure_uint<32>& x) {
+    return sha256_rotr(x, 17) ^ sha256_rotr(x, 19) ^ (x >> 10);
+}
 /// Ch(e, f, g) = (e & f) ^ (~e & g), a bitwise mux: one AND per bit.
-inline secure_uint<32> ch(const secure_uint<32>& e, const secure_uint<32>& f, const secure_uint<32>& g) {
+inline secure_uint<32> sha256_ch(const secure_uint<32>& e, const secure_uint<32>& f, const secure_uint<32>& g) {
     return g ^ (e & (f ^ g));
 }
 /// Maj(a, b, c) = (a & b) ^ (a & c) ^ (b & c), one AND per bit.
-inline secure_uint<32> maj(const secure_uint<32>& a, const secure_uint<32>& b, const secure_uint<32>& c) {
+inline secure_uint<32> sha256_maj(const secure_uint<32>& a, const secure_uint<32>& b, const secure_uint<32>& c) {
     return b ^ ((a ^ b) & (b ^ c));
 }
 
-inline secure_uint<32> sum(std::initializer_list<secure_uint<32>> rows) { return tandem::detail::sum_words(rows); }
-inline secure_uint<32> sum(const std::vector<secure_uint<32>>& rows) {
-    return tandem::detail::sum_words(std::span<const secure_uint<32>>(rows));
+inline secure_uint<32> sha256_sum(std::initializer_list<secure_uint<32>> rows) { return sum_words(rows); }
+inline secure_uint<32> sha256_sum(const std::vector<secure_uint<32>>& rows) {
+    return sum_words(std::span<const secure_uint<32>>(rows));
 }
 
-}  // namespace detail
+}  // namespace tandem::detail
+
+namespace tandem::lib {
+
+using sha256_state = std::array<secure_uint<32>, 8>;
+using sha256_block = std::array<secure_uint<32>, 16>;
+using sha256_digest = std::array<secure_uint<8>, 32>;
 
 /// The initial hash value H(0) of FIPS 180-4 §5.3.3, as public constants.
 inline sha256_state sha256_initial_state() {
@@ -98,34 +106,38 @@ inline sha256_state sha256_compress(const sha256_state& state, const sha256_bloc
     std::array<secure_uint<32>, 64> w;
     for (std::size_t t = 0; t < 16; ++t) w[t] = block[t];
     auto schedule_terms = [&w](std::size_t t) {
-        return std::vector<secure_uint<32>>{detail::small_sigma1(w[t - 2]), w[t - 7], detail::small_sigma0(w[t - 15]),
-                                            w[t - 16]};
+        return std::vector<secure_uint<32>>{detail::sha256_small_sigma1(w[t - 2]), w[t - 7],
+                                            detail::sha256_small_sigma0(w[t - 15]), w[t - 16]};
     };
-    for (std::size_t t = 16; t < 62; ++t) w[t] = detail::sum(schedule_terms(t));
+    for (std::size_t t = 16; t < 62; ++t) w[t] = detail::sha256_sum(schedule_terms(t));
 
     // Steps 2–3: the 64 rounds on the working variables a..h.
     secure_uint<32> a = state[0], b = state[1], c = state[2], d = state[3];
     secure_uint<32> e = state[4], f = state[5], g = state[6], h = state[7];
     for (std::size_t t = 0; t < 64; ++t) {
-        std::vector<secure_uint<32>> t1_terms{h, detail::big_sigma1(e), detail::ch(e, f, g),
+        std::vector<secure_uint<32>> t1_terms{h, detail::sha256_big_sigma1(e), detail::sha256_ch(e, f, g),
                                               secure_uint<32>(detail::sha256_k[t])};
-        if (t < 62) t1_terms.push_back(w[t]);
-        else for (const secure_uint<32>& term : schedule_terms(t)) t1_terms.push_back(term);
-        const secure_uint<32> t1 = detail::sum(t1_terms);
-        const secure_uint<32> s0 = detail::big_sigma0(a), mj = detail::maj(a, b, c);
+        if (t < 62) {
+            t1_terms.push_back(w[t]);
+        } else {
+            for (const secure_uint<32>& term : schedule_terms(t)) t1_terms.push_back(term);
+        }
+        const secure_uint<32> t1 = detail::sha256_sum(t1_terms);
+        const secure_uint<32> s0 = detail::sha256_big_sigma0(a), mj = detail::sha256_maj(a, b, c);
         if (t == 63) {  // step 4 with the last round's additions folded in: a and e are only fed forward
-            return {detail::sum({state[0], t1, s0, mj}), detail::sum({state[1], a}), detail::sum({state[2], b}),
-                    detail::sum({state[3], c}), detail::sum({state[4], d, t1}), detail::sum({state[5], e}),
-                    detail::sum({state[6], f}), detail::sum({state[7], g})};
+            return {detail::sha256_sum({state[0], t1, s0, mj}), detail::sha256_sum({state[1], a}),
+                    detail::sha256_sum({state[2], b}),          detail::sha256_sum({state[3], c}),
+                    detail::sha256_sum({state[4], d, t1}),      detail::sha256_sum({state[5], e}),
+                    detail::sha256_sum({state[6], f}),          detail::sha256_sum({state[7], g})};
         }
         h = g;
         g = f;
         f = e;
-        e = detail::sum({d, t1});
+        e = detail::sha256_sum({d, t1});
         d = c;
         c = b;
         b = a;
-        a = detail::sum({t1, s0, mj});
+        a = detail::sha256_sum({t1, s0, mj});
     }
     return state;  // not reached: the loop returns in round 63
 }
@@ -135,7 +147,8 @@ inline sha256_state sha256_compress(const sha256_state& state, const sha256_bloc
 /// standard's order.
 inline sha256_digest sha256(std::span<const secure_uint<8>> message) {
     const std::size_t length = message.size();
-    if (length > (std::size_t{1} << 60)) throw usage_error("sha256: the message is longer than 2^60 bytes");
+    if (length >= (std::size_t{1} << 61))  // the padding writes the length in bits in 64 bits (§5.1.1)
+        throw usage_error("tandem::lib::sha256: FIPS 180-4 hashes messages of fewer than 2^64 bits (2^61 bytes)");
     const std::size_t blocks = (length + 9 + 63) / 64;  // the message, the 0x80 byte and the 64-bit length
     const std::uint64_t bit_length = static_cast<std::uint64_t>(length) * 8;
     auto byte_at = [&](std::size_t k) -> secure_uint<8> {

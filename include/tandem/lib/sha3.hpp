@@ -74,9 +74,7 @@ inline constexpr std::array<std::uint64_t, 24> keccak_rc = keccak_round_constant
 inline constexpr std::array<unsigned, 25> keccak_rho = keccak_rho_offsets();
 
 /// Rotation towards higher z (free): ROT(x, n)[z] = x[z - n mod 64].
-inline secure_uint<64> rotl64(const secure_uint<64>& v, unsigned n) {
-    return n == 0 ? v : (v << n) ^ (v >> (64 - n));
-}
+inline secure_uint<64> rotl64(const secure_uint<64>& v, unsigned n) { return n == 0 ? v : (v << n) ^ (v >> (64 - n)); }
 
 }  // namespace detail
 
@@ -95,7 +93,8 @@ inline keccak_state keccak_f1600_lanes(keccak_state a, std::size_t lanes_out) {
         // ρ and π (§3.2.2–3.2.3): B[y, 2x + 3y] = ROT(A[x, y], r[x, y]).
         keccak_state b;
         for (std::size_t x = 0; x < 5; ++x)
-            for (std::size_t y = 0; y < 5; ++y) b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl64(a[x + 5 * y], keccak_rho[x + 5 * y]);
+            for (std::size_t y = 0; y < 5; ++y)
+                b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl64(a[x + 5 * y], keccak_rho[x + 5 * y]);
         // χ (§3.2.4), the only nonlinear step: A[x, y] = B[x, y] ^ (~B[x + 1, y] & B[x + 2, y]), 64 ANDs a lane.
         const std::size_t lanes = round == 23 ? lanes_out : 25;
         for (std::size_t i = 0; i < 25; ++i) {

@@ -40,8 +40,10 @@ secure_integer<N, S> sum_words(std::span<const secure_integer<N, S>> rows) {
         std::size_t ones = public_ones_in;
         for (const secure_integer<N, S>& row : rows) {
             const secure_bit b = row[i];
-            if (b.is_public()) ones += b.ref().constant_value() ? 1 : 0;
-            else column.push_back(b);
+            if (b.is_public())
+                ones += b.ref().constant_value() ? 1 : 0;
+            else
+                column.push_back(b);
         }
         for (const secure_bit& c : carries_in) column.push_back(c);
         public_ones_in = ones / 2;  // two ones here are a one in the next column
