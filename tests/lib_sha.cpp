@@ -336,7 +336,7 @@ TEST_CASE("lib.sha256.streamed") {
     for (std::size_t i = 0; i < m.size(); ++i) m[i] = static_cast<std::uint8_t>(i * 37 + 11);
     const auto expected = compiled.eval_plain(m);
     CHECK(expected == ref_sha256(m));
-    for (const std::uint64_t k : {std::uint64_t{1000}, default_segment_ands}) {
+    for (const std::uint64_t k : {std::uint64_t{1}, std::uint64_t{1000}, default_segment_ands}) {  // 1: a cut after almost every AND
         INFO("segment_ands " << k);
         streamed.segment_ands = k;
         CHECK(streamed.eval_plain(m) == expected);
@@ -528,7 +528,10 @@ TEST_CASE("lib.sha3.garbled_and_streamed") {
     CHECK(got_b == expected);
 
     auto streamed = stream(f, input<party::alice, bytes3>, input<party::bob, bytes3>);
-    streamed.segment_ands = 1000;
-    CHECK(streamed.eval_plain(a, b) == expected);
-    CHECK(streamed.last_run().and_gates == c.stats().and_gates);
+    for (const std::uint64_t k : {std::uint64_t{1}, std::uint64_t{1000}}) {
+        INFO("segment_ands " << k);
+        streamed.segment_ands = k;
+        CHECK(streamed.eval_plain(a, b) == expected);
+        CHECK(streamed.last_run().and_gates == c.stats().and_gates);
+    }
 }
