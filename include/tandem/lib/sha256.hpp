@@ -17,11 +17,19 @@
 // Where they come from: Ch(e,f,g) = g ^ (e & (f ^ g)) and Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c))
 // are 32 ANDs each per round; every sum of words is one column-compressed
 // multi-operand addition (lib/word_sum.hpp), which saves about an AND per extra
-// operand over chained ripple adders, and public bits of K_t cost nothing:
-// T1 = h + Σ1(e) + Ch + K_t + W_t (about 119), e' = d + T1 (31), a' = T1 + Σ0(a) + Maj (61),
-// W_t = σ1(W_t-2) + W_t-7 + σ0(W_t-15) + W_t-16 (92). W_62 and W_63 are never rotated,
-// so their four terms go straight into T1's sum; in the last round e and a
-// are only fed forward, so H4 + d + T1 and H0 + T1 + Σ0 + Maj are single sums.
+// operand over chained ripple adders; the public bits of K_t add no ANDs (a
+// public one in a column lets a carry go up for free, so some rounds save a few).
+// W_62 and W_63 are never rotated, so their four terms go straight into T1's
+// sum; in the last round e and a are only fed forward, so H4 + d + T1 and
+// H0 + T1 + Σ0 + Maj are single sums. Exactly:
+//     4,096  Ch and Maj, 64 × 64
+//     7,385  T1 = h + Σ1(e) + Ch + K_t + W_t, rounds 0–61 (114–120 each, by K_t)
+//       418  T1 with W_t's four terms, rounds 62–63 (210 + 208)
+//     1,953  e' = d + T1, 63 × 31
+//     3,843  a' = T1 + Σ0(a) + Maj, 63 × 61
+//     4,232  W_t = σ1(W_t-2) + W_t-7 + σ0(W_t-15) + W_t-16, t = 16..61, 46 × 92
+//       339  feed-forward: H0 + T1 + Σ0 + Maj 92, H4 + d + T1 61, six of H_i + x 31
+//    22,266  (chained ripple adders: 22,696)
 #pragma once
 
 #include <tandem/dsl/integer.hpp>
