@@ -53,16 +53,18 @@ TEST_CASE("lib.float.round_pack_f32") {
     std::vector<std::tuple<bool, std::int16_t, std::uint32_t>> sets;
     for (std::size_t i = 0; i < 100000 / sweep_scale; ++i) {
         const bool s = (rng() & 1) != 0;
-        const int e = static_cast<int>(rng() % 330) - 60;  // far below and above the range
+        int e = static_cast<int>(rng() % 330) - 60;  // far below and above the range
         std::uint32_t sig = static_cast<std::uint32_t>(rng()) & ((1u << 27) - 1);
         if (e == 1 && rng() % 2 == 0) sig &= (1u << 26) - 1;  // subnormal-or-zero, already aligned
         else sig |= 1u << 26;                                // normalized
-        if (rng() % 50 == 0) sig = 0;
+        if (rng() % 50 == 0) sig = 0, e = 1;  // zero: only as an aligned (e == 1) value
         sets.emplace_back(s, static_cast<std::int16_t>(e), sig);
     }
     const auto got = c.eval_plain_batch(sets);
     for (std::size_t k = 0; k < sets.size(); ++k) {
-        const auto [s, e, sig] = sets[k];
+        const bool s = std::get<0>(sets[k]);
+        const int e = std::get<1>(sets[k]);
+        const std::uint32_t sig = std::get<2>(sets[k]);
         float f = static_cast<float>(std::ldexp(static_cast<double>(sig), e - 127 - 23 - static_cast<int>(G)));
         if (s) f = -f;
         const std::uint32_t want = std::bit_cast<std::uint32_t>(f);

@@ -20,13 +20,15 @@
 //     that rounds up to 2^(M+1) increments the exponent, a subnormal that
 //     rounds up to 2^M becomes the smallest normal (the packing adds the
 //     hidden bit into the exponent field, as in Berkeley SoftFloat's packing).
-//   * round_pack: the top bit is set (or sig == 0) and e may be anything; a
+//   * round_pack: the top bit is set and e may be anything; a
 //     result below the normal range is first shifted right by 1 - e with the
 //     bits shifted out folded into the lowest bit (gradual underflow, §7.5,
 //     with tininess irrelevant as no flags are raised).
 // Both report overflow (the result's exponent reaches 2^E - 1, before or after
 // rounding) instead of forcing ±∞, so that callers fold ±∞ into the one
 // selection of special results they need anyway; round_pack_saturate forces it.
+// A zero significand is only meaningful with e == 1: callers that can produce
+// an exact zero elsewhere select ±0 themselves.
 //
 // AND counts (N = M+1+G, EW the exponent width, K = bit_width(N)):
 //   unpack:                    2(E-1) + (M-1)
