@@ -457,3 +457,43 @@ void garbled_all(std::size_t count, std::uint64_t seed) {
 
 TEST_CASE("lib.float.garbled_f32") { garbled_all<float>(300, 401); }
 TEST_CASE("lib.float.garbled_f64") { garbled_all<double>(200, 402); }
+
+// ---- streamed ---------------------------------------------------------------------
+
+TEST_CASE("lib.float.streamed_equals_cpu") {
+    // The same operations run by tandem::stream, cut into small segments (a
+    // segment may end after any value an operation makes).
+    auto fn = tandem::stream(
+        [](secure_f64 a, secure_f64 b) { return std::make_tuple(a + b, a - b, a * b, a / b, tandem::sqrt(a)); },
+        input<party::alice, secure_f64>, input<party::bob, secure_f64>);
+    auto fn32 = tandem::stream(
+        [](secure_f32 a, secure_f32 b) { return std::make_tuple(a + b, a * b, a / b, tandem::sqrt(a)); },
+        input<party::alice, secure_f32>, input<party::bob, secure_f32>);
+    const auto sets = garbled_sets<double>(501, 40);
+    const auto sets32 = garbled_sets<float>(502, 40);
+    for (const std::uint64_t k : {std::uint64_t{1}, std::uint64_t{50}, tandem::default_segment_ands}) {
+        fn.segment_ands = k;
+        fn32.segment_ands = k;
+        for (std::size_t i = 0; i < sets.size(); ++i) {
+            const double a = std::get<0>(sets[i]), b = std::get<1>(sets[i]);
+            const auto got = fn.eval_plain(a, b);
+            const std::string line = "segment_ands " + std::to_string(k) + ", " + hex(a) + ", " + hex(b);
+            INFO(line);
+            CHECK(to_bits(std::get<0>(got)) == to_bits(cpu_add(a, b)));
+            CHECK(to_bits(std::get<1>(got)) == to_bits(cpu_sub(a, b)));
+            CHECK(to_bits(std::get<2>(got)) == to_bits(cpu_mul(a, b)));
+            CHECK(to_bits(std::get<3>(got)) == to_bits(cpu_div(a, b)));
+            CHECK(to_bits(std::get<4>(got)) == to_bits(cpu_sqrt(a)));
+        }
+        for (std::size_t i = 0; i < sets32.size(); ++i) {
+            const float a = std::get<0>(sets32[i]), b = std::get<1>(sets32[i]);
+            const auto got = fn32.eval_plain(a, b);
+            const std::string line = "segment_ands " + std::to_string(k) + ", " + hex(a) + ", " + hex(b);
+            INFO(line);
+            CHECK(to_bits(std::get<0>(got)) == to_bits(cpu_add(a, b)));
+            CHECK(to_bits(std::get<1>(got)) == to_bits(cpu_mul(a, b)));
+            CHECK(to_bits(std::get<2>(got)) == to_bits(cpu_div(a, b)));
+            CHECK(to_bits(std::get<3>(got)) == to_bits(cpu_sqrt(a)));
+        }
+    }
+}
