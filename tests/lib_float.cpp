@@ -80,6 +80,37 @@ TEST_CASE("lib.float.round_pack_f32") {
     }
 }
 
+TEST_CASE("lib.float.unpack_flags") {
+    // unpack's fields and class flags against the C++ classification.
+    const auto c = compile(
+        [](secure_f32 x) {
+            const auto p = detail::unpack(x);
+            return std::make_tuple(p.is_nan(), p.is_inf(), p.is_zero(), p.hidden(), p.effective_exponent(),
+                                   p.significand(), detail::quieted(x));
+        },
+        input<party::alice, secure_f32>);
+    CHECK(c.stats().and_gates == 2 * (8 - 1) + (23 - 1) + 3);
+    std::vector<std::tuple<float>> sets;
+    for (std::uint32_t u : {0x0u, 0x80000000u, 0x1u, 0x807fffffu, 0x00800000u, 0x3f800000u, 0x7f7fffffu, 0x7f800000u,
+                            0xff800000u, 0x7fc00000u, 0x7f800001u, 0xffa00001u})
+        sets.emplace_back(std::bit_cast<float>(u));
+    std::mt19937_64 rng(20261124);
+    for (int i = 0; i < 1000; ++i) sets.emplace_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+    const auto got = c.eval_plain_batch(sets);
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+        const float x = std::get<0>(sets[k]);
+        const std::uint32_t u = std::bit_cast<std::uint32_t>(x), field = (u >> 23) & 0xff;
+        INFO("x = " << std::hex << u);
+        CHECK(std::get<0>(got[k]) == std::isnan(x));
+        CHECK(std::get<1>(got[k]) == std::isinf(x));
+        CHECK(std::get<2>(got[k]) == (x == 0));
+        CHECK(std::get<3>(got[k]) == (field != 0));
+        CHECK(std::get<4>(got[k]) == (field == 0 ? 1u : field));
+        CHECK(std::get<5>(got[k]) == ((u & 0x7fffffu) | (field != 0 ? 0x800000u : 0u)));
+        CHECK(std::get<6>(got[k]) == (u | 0x400000u));
+    }
+}
+
 // ---- the CPU's results ----------------------------------------------------------
 
 namespace {
