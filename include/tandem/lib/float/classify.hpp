@@ -29,7 +29,7 @@ namespace tandem {
 namespace detail {
 
 /// AND of all bits as a balanced tree: n - 1 ANDs, depth ⌈log2 n⌉ (true if empty).
-inline secure_bit all_of(std::vector<secure_bit> v) {
+inline secure_bit all_bits(std::vector<secure_bit> v) {
     if (v.empty()) return secure_bit(true);
     while (v.size() > 1) {
         std::size_t k = 0;
@@ -41,9 +41,9 @@ inline secure_bit all_of(std::vector<secure_bit> v) {
 }
 
 /// OR of all bits: n - 1 ANDs (De Morgan; NOT is free).
-inline secure_bit any_of(std::vector<secure_bit> v) {
+inline secure_bit any_bits(std::vector<secure_bit> v) {
     for (auto& b : v) b = ~b;
-    return ~all_of(std::move(v));
+    return ~all_bits(std::move(v));
 }
 
 template <std::size_t E, std::size_t M>
@@ -63,13 +63,13 @@ std::vector<secure_bit> fraction_bits(const secure_float<E, M>& x, std::size_t f
 /// Exponent all ones: E - 1 ANDs.
 template <std::size_t E, std::size_t M>
 secure_bit exponent_all_ones(const secure_float<E, M>& x) {
-    return all_of(exponent_bits(x));
+    return all_bits(exponent_bits(x));
 }
 
 /// Fraction non-zero: M - 1 ANDs.
 template <std::size_t E, std::size_t M>
 secure_bit fraction_nonzero(const secure_float<E, M>& x) {
-    return any_of(fraction_bits(x));
+    return any_bits(fraction_bits(x));
 }
 
 /// Whether a bit vector is all ones and whether it is all zeros, together.
@@ -91,7 +91,7 @@ inline ends ones_and_zeros(const std::vector<secure_bit>& v) {
             zeros.push_back(~v[i]);
         }
     }
-    return {all_of(std::move(ones)), all_of(std::move(zeros))};
+    return {all_bits(std::move(ones)), all_bits(std::move(zeros))};
 }
 
 /// ANDs of ones_and_zeros on n bits.
@@ -106,7 +106,7 @@ struct float_class {
 };
 
 template <std::size_t E, std::size_t M>
-float_class classify(const secure_float<E, M>& x) {
+float_class classify_float(const secure_float<E, M>& x) {
     const ends e = ones_and_zeros(exponent_bits(x));
     return {e.all_ones, e.all_zeros, fraction_nonzero(x)};
 }
@@ -142,7 +142,7 @@ template <std::size_t E, std::size_t M>
 secure_bit iszero(const secure_float<E, M>& x) {
     std::vector<secure_bit> all;  // one tree over every bit but the sign
     for (std::size_t i = 0; i < E + M; ++i) all.push_back(x.bits()[i]);
-    return ~detail::any_of(std::move(all));
+    return ~detail::any_bits(std::move(all));
 }
 
 /// Subnormal (exponent zero, fraction non-zero): E + M - 1 ANDs.
@@ -150,7 +150,7 @@ template <std::size_t E, std::size_t M>
 secure_bit issubnormal(const secure_float<E, M>& x) {
     std::vector<secure_bit> e = detail::exponent_bits(x);
     for (auto& b : e) b = ~b;
-    return detail::all_of(std::move(e)) & detail::fraction_nonzero(x);
+    return detail::all_bits(std::move(e)) & detail::fraction_nonzero(x);
 }
 
 /// Normal (neither zero, subnormal, infinite nor NaN): ends_ands(E) + 1 ANDs.
@@ -167,8 +167,8 @@ secure_bit issignaling(const secure_float<E, M>& x) {
     static_assert(M >= 2, "issignaling: a format with one fraction bit has no signalling NaN");
     std::vector<secure_bit> v = detail::exponent_bits(x);
     v.push_back(~x.bits()[M - 1]);
-    v.push_back(detail::any_of(detail::fraction_bits(x, 0, M - 1)));
-    return detail::all_of(std::move(v));
+    v.push_back(detail::any_bits(detail::fraction_bits(x, 0, M - 1)));
+    return detail::all_bits(std::move(v));
 }
 
 }  // namespace tandem

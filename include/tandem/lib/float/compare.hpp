@@ -39,7 +39,7 @@ namespace tandem {
 namespace detail {
 
 template <std::size_t E, std::size_t M>
-secure_uint<E + M> magnitude(const secure_float<E, M>& x) {
+secure_uint<E + M> float_magnitude(const secure_float<E, M>& x) {
     return x.bits().template resize<E + M>();
 }
 
@@ -53,14 +53,14 @@ secure_uint<N> spread(const secure_bit& s) {
 template <std::size_t E, std::size_t M>
 secure_bit ordered_less(const secure_float<E, M>& a, const secure_float<E, M>& b, bool or_equal) {
     const secure_bit sa = a.sign(), sb = b.sign();
-    const secure_uint<E + M> flip = spread<E + M>(sa);
-    const secure_uint<E + M> ma = magnitude(a) ^ flip, mb = magnitude(b) ^ flip;
+    const secure_uint<E + M> flip = spread_bit<E + M>(sa);
+    const secure_uint<E + M> ma = float_magnitude(a) ^ flip, mb = float_magnitude(b) ^ flip;
     // Same signs: the answer, NaNs aside (with sa set, |b| < |a| or |b| <= |a|).
     const secure_bit d = or_equal ? !(mb < ma) : ma < mb;
     // The operand of greater magnitude (either when they are equal).
     const secure_bit pick_b = d ^ sa;
-    const secure_uint<E + M> big = select(pick_b, magnitude(b), magnitude(a));
-    const float_class c = classify(secure_float<E, M>::from_bits(big.template resize<1 + E + M>()));
+    const secure_uint<E + M> big = select(pick_b, float_magnitude(b), float_magnitude(a));
+    const float_class c = classify_float(secure_float<E, M>::from_bits(big.template resize<1 + E + M>()));
     const secure_bit zero = c.zero();
     // Signs differ: a < b iff a is the negative one and not both are zero;
     // a <= b iff a is negative or both are zero.
@@ -71,10 +71,10 @@ secure_bit ordered_less(const secure_float<E, M>& a, const secure_float<E, M>& b
 template <std::size_t E, std::size_t M>
 secure_bit ordered_equal(const secure_float<E, M>& a, const secure_float<E, M>& b) {
     const secure_bit same_sign = a.sign() == b.sign();
-    const float_class c = classify(a);
+    const float_class c = classify_float(a);
     // Equal magnitudes: a NaN (exponent all ones, fraction non-zero) equals
     // nothing; a zero (exponent and fraction zero) equals either zero.
-    return magnitude(a) == magnitude(b) &
+    return float_magnitude(a) == float_magnitude(b) &
            select(c.frac_nonzero, same_sign & ~c.exp_ones, same_sign | c.exp_zero);
 }
 
