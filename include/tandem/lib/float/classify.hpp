@@ -1,8 +1,12 @@
 // tandem/lib/float/classify.hpp — classification of a secure_float: isnan,
-// isinf, isfinite, isnormal, issubnormal, iszero, issignaling, signbit.
+// isinf, isfinite, isnormal, is_subnormal, is_zero, is_signaling, signbit.
 //
-// The names are those of <cmath> (and C23's iszero, issignaling), so
-// unqualified calls find them by argument-dependent lookup. Each reads the
+// Where <cmath> has the predicate, the name is its name (isnan, isinf,
+// isfinite, isnormal, signbit), so generic code that calls `isnan(x)` after
+// `using std::isnan;` works for secure_float too (argument-dependent lookup).
+// C23's issubnormal, iszero and issignaling are macros or templates in
+// glibc's <math.h>, which would capture those names, so they are spelled
+// is_subnormal, is_zero, is_signaling. Each reads the
 // IEEE-754 encoding (IEEE 754-2019 §3.4): exponent all ones is ∞ (fraction
 // zero) or NaN (fraction non-zero); exponent zero is ±0 (fraction zero) or a
 // subnormal; a NaN is signalling when the fraction's top bit is clear
@@ -13,14 +17,15 @@
 //   signbit                              0
 //   isfinite                             E - 1            ( 7 / 10)
 //   isnormal                             P(E) + 1         (11 / 16)
-//   isnan, isinf, iszero, issubnormal,
-//   issignaling                          E + M - 1        (30 / 62)
+//   isnan, isinf, is_zero, is_subnormal,
+//   is_signaling                          E + M - 1        (30 / 62)
 // where P(E) = ⌊E/2⌋ + 2(⌈E/2⌉ - 1) ANDs give both "exponent all ones" and
 // "exponent all zeros" (10 for E = 8, 15 for E = 11; detail::exponent_ends).
 #pragma once
 
 #include <tandem/lib/float/type.hpp>
 
+#include <cmath>  // so that C's classification macros are undefined
 #include <cstddef>
 #include <vector>
 
@@ -139,7 +144,7 @@ secure_bit isinf(const secure_float<E, M>& x) {
 
 /// ±0: E + M - 1 ANDs.
 template <std::size_t E, std::size_t M>
-secure_bit iszero(const secure_float<E, M>& x) {
+secure_bit is_zero(const secure_float<E, M>& x) {
     std::vector<secure_bit> all;  // one tree over every bit but the sign
     for (std::size_t i = 0; i < E + M; ++i) all.push_back(x.bits()[i]);
     return ~detail::any_bits(std::move(all));
@@ -147,7 +152,7 @@ secure_bit iszero(const secure_float<E, M>& x) {
 
 /// Subnormal (exponent zero, fraction non-zero): E + M - 1 ANDs.
 template <std::size_t E, std::size_t M>
-secure_bit issubnormal(const secure_float<E, M>& x) {
+secure_bit is_subnormal(const secure_float<E, M>& x) {
     std::vector<secure_bit> e = detail::exponent_bits(x);
     for (auto& b : e) b = ~b;
     return detail::all_bits(std::move(e)) & detail::fraction_nonzero(x);
@@ -163,8 +168,8 @@ secure_bit isnormal(const secure_float<E, M>& x) {
 /// A signalling NaN (exponent all ones, top fraction bit clear, fraction
 /// non-zero): E + M - 1 ANDs.
 template <std::size_t E, std::size_t M>
-secure_bit issignaling(const secure_float<E, M>& x) {
-    static_assert(M >= 2, "issignaling: a format with one fraction bit has no signalling NaN");
+secure_bit is_signaling(const secure_float<E, M>& x) {
+    static_assert(M >= 2, "is_signaling: a format with one fraction bit has no signalling NaN");
     std::vector<secure_bit> v = detail::exponent_bits(x);
     v.push_back(~x.bits()[M - 1]);
     v.push_back(detail::any_bits(detail::fraction_bits(x, 0, M - 1)));

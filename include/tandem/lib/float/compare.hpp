@@ -45,7 +45,7 @@ secure_uint<E + M> float_magnitude(const secure_float<E, M>& x) {
 
 /// All bits equal to s (free).
 template <std::size_t N>
-secure_uint<N> spread(const secure_bit& s) {
+secure_uint<N> spread_bit(const secure_bit& s) {
     return select(s, ~secure_uint<N>(0), secure_uint<N>(0));
 }
 
@@ -74,7 +74,7 @@ secure_bit ordered_equal(const secure_float<E, M>& a, const secure_float<E, M>& 
     const float_class c = classify_float(a);
     // Equal magnitudes: a NaN (exponent all ones, fraction non-zero) equals
     // nothing; a zero (exponent and fraction zero) equals either zero.
-    return float_magnitude(a) == float_magnitude(b) &
+    return (float_magnitude(a) == float_magnitude(b)) &
            select(c.frac_nonzero, same_sign & ~c.exp_ones, same_sign | c.exp_zero);
 }
 
