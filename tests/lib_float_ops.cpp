@@ -337,3 +337,183 @@ TEST_CASE("lib.float.classify_f32") { check_classify<float>(); }
 TEST_CASE("lib.float.classify_f64") { check_classify<double>(); }
 TEST_CASE("lib.float.compare_min_max_sign_f32") { check_compare<float>(); }
 TEST_CASE("lib.float.compare_min_max_sign_f64") { check_compare<double>(); }
+
+// ---- conversions --------------------------------------------------------------
+
+namespace {
+
+template <class I>
+using secure_integer_of = tandem::secure_integer<sizeof(I) * 8, std::is_signed_v<I>>;
+
+/// Edge values of I: 0, ±1, the extremes, and the rounding edges of binary32
+/// and binary64 (2^24 ± 1, 2^53 ± 1, ties to even above them, just below 2^31
+/// and 2^63), each reduced to I.
+template <class I>
+std::vector<I> integer_edges() {
+    std::vector<I> v{0, 1, I(-1), std::numeric_limits<I>::min(), std::numeric_limits<I>::max(),
+                     I(std::numeric_limits<I>::min() + 1), I(std::numeric_limits<I>::max() - 1)};
+    const std::uint64_t p24 = std::uint64_t{1} << 24, p53 = std::uint64_t{1} << 53;
+    for (std::uint64_t base : {p24, p24 << 1, p53, p53 << 1, std::uint64_t{1} << 31, std::uint64_t{1} << 63})
+        for (std::int64_t d : {-64, -3, -2, -1, 0, 1, 2, 3, 5, 6, 64, 192, 512, 1024, 1536})
+            for (bool negative : {false, true}) {
+                const std::uint64_t u = base + static_cast<std::uint64_t>(d);
+                v.push_back(static_cast<I>(negative ? ~u + 1 : u));
+            }
+    v.push_back(static_cast<I>(0x7FFFFFC0u));
+    v.push_back(static_cast<I>(0xFFFFFF80u));
+    v.push_back(static_cast<I>(0x7FFFFFFFFFFFFE00ull));
+    v.push_back(static_cast<I>(0xFFFFFFFFFFFFFC00ull));
+    return v;
+}
+
+template <class I, class F>
+void check_int_to_float() {
+    using SF = secure_of<F>;
+    using SI = secure_integer_of<I>;
+    const auto c = tandem::compile([](SI x) { return tandem::convert<SF>(x); }, input<party::alice, SI>);
+    std::vector<std::tuple<I>> sets;
+    for (I v : integer_edges<I>()) sets.emplace_back(v);
+    const std::uint64_t seed = 0x1f10a7 + sizeof(I) * 16 + sizeof(F) + std::is_signed_v<I>;
+    std::mt19937_64 g(seed);
+    for (std::size_t i = 0; i < sweep; ++i) {  // every magnitude, both signs (negated as unsigned: no overflow)
+        const std::uint64_t r = g();
+        const std::uint64_t u = r >> (g() % 64);
+        sets.emplace_back(static_cast<I>(g() & 1 ? ~u + 1 : u));
+    }
+    const auto got = c.eval_plain_batch(sets);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < sets.size() && bad < 10; ++i) {
+        const I v = std::get<0>(sets[i]);
+        const auto want = bits(cpu_from_int<F>(v)), have = bits(got[i]);
+        if (want != have) ++bad;
+        INFO("seed " << seed << ", case " << i << ": " << static_cast<std::int64_t>(v) << " / "
+                     << static_cast<std::uint64_t>(v));
+        CHECK(have == want);
+    }
+}
+
+/// Values around the ends of I's range (±2^(N-1), 2^N and their neighbours),
+/// around ±1, plus the specials and random encodings, a quarter of them with
+/// an exponent in I's range.
+template <class I, class F>
+std::vector<std::tuple<F>> truncation_inputs(std::uint64_t seed) {
+    constexpr int n = int(sizeof(I) * 8);
+    std::vector<std::tuple<F>> sets;
+    for (F x : specials<F>()) sets.emplace_back(x);
+    for (int p : {n - 1, n, n + 1, 0, 1, -1})
+        for (bool negative : {false, true}) {
+            const F edge = std::ldexp(negative ? F(-1) : F(1), p);
+            sets.emplace_back(edge);
+            sets.emplace_back(std::nextafter(edge, F(0)));
+            sets.emplace_back(std::nextafter(edge, negative ? -INFINITY : INFINITY));
+        }
+    for (F x : {F(-0.5), F(0.5), F(-0.99), F(1.5), F(-1.5), F(2.5), F(-2.5)}) sets.emplace_back(x);
+    std::mt19937_64 g(seed);
+    constexpr std::uint64_t bias = (std::uint64_t{1} << (exponent_bits<F> - 1)) - 1;
+    for (std::size_t i = 0; i < sweep; ++i) {
+        if (i % 4 == 0)
+            sets.emplace_back(make<F>(g() & 1, bias - 2 + g() % (n + 4), g() & ((std::uint64_t{1} << fraction_bits<F>) - 1)));
+        else
+            sets.emplace_back(random_float<F>(g));
+    }
+    return sets;
+}
+
+template <class I, class F>
+void check_float_to_int() {
+    using SF = secure_of<F>;
+    using SI = secure_integer_of<I>;
+    const auto c = tandem::compile([](SF x) { return tandem::convert<SI>(x); }, input<party::alice, SF>);
+    const std::uint64_t seed = 0x7f10a7 + sizeof(I) * 16 + sizeof(F) + std::is_signed_v<I>;
+    const auto sets = truncation_inputs<I, F>(seed);
+    const auto got = c.eval_plain_batch(sets);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < sets.size() && bad < 10; ++i) {
+        const F x = std::get<0>(sets[i]);
+        const I want = cpu_truncate<I>(x), have = got[i];
+        // Where the CPU has the instruction, the model of the other widths
+        // must agree with it too.
+        const I model = model_truncate<I>(x);
+        if (want != have || model != want) ++bad;
+        INFO("seed " << seed << ", case " << i << ": " << std::hexfloat << x << " (0x" << std::hex << bits(x) << ")");
+        CHECK(have == want);
+        CHECK(model == want);
+    }
+}
+
+template <class I>
+void check_integer_width() {
+    check_int_to_float<I, float>();
+    check_int_to_float<I, double>();
+    check_float_to_int<I, float>();
+    check_float_to_int<I, double>();
+}
+
+}  // namespace
+
+TEST_CASE("lib.float.int8") { check_integer_width<std::int8_t>(); }
+TEST_CASE("lib.float.uint8") { check_integer_width<std::uint8_t>(); }
+TEST_CASE("lib.float.int16") { check_integer_width<std::int16_t>(); }
+TEST_CASE("lib.float.uint16") { check_integer_width<std::uint16_t>(); }
+TEST_CASE("lib.float.int32") { check_integer_width<std::int32_t>(); }
+TEST_CASE("lib.float.uint32") { check_integer_width<std::uint32_t>(); }
+TEST_CASE("lib.float.int64") { check_integer_width<std::int64_t>(); }
+TEST_CASE("lib.float.uint64") { check_integer_width<std::uint64_t>(); }
+
+TEST_CASE("lib.float.f32_to_f64") {
+    const auto c = tandem::compile([](secure_f32 x) { return tandem::convert<secure_f64>(x); },
+                                   input<party::alice, secure_f32>);
+    std::vector<std::tuple<float>> sets;
+    for (float x : specials<float>()) sets.emplace_back(x);
+    const std::uint64_t seed = 0x3264;
+    std::mt19937_64 g(seed);
+    for (std::size_t i = 0; i < sweep; ++i) sets.emplace_back(random_float<float>(g));
+    const auto got = c.eval_plain_batch(sets);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < sets.size() && bad < 10; ++i) {
+        const float x = std::get<0>(sets[i]);
+        const std::uint64_t want = bits(cpu_widen(x)), have = bits(got[i]);
+        if (want != have) ++bad;
+        INFO("seed " << seed << ", case " << i << ": 0x" << std::hex << bits(x));
+        CHECK(have == want);
+    }
+}
+
+TEST_CASE("lib.float.f64_to_f32") {
+    const auto c = tandem::compile([](secure_f64 x) { return tandem::convert<secure_f32>(x); },
+                                   input<party::alice, secure_f64>);
+    std::vector<std::tuple<double>> sets;
+    for (double x : specials<double>()) sets.emplace_back(x);
+    for (float x : specials<float>()) sets.emplace_back(cpu_widen(x));
+    const std::uint64_t seed = 0x6432;
+    std::mt19937_64 g(seed);
+    constexpr std::uint64_t frac_mask = (std::uint64_t{1} << 52) - 1;
+    for (std::size_t i = 0; i < sweep; ++i) {
+        switch (i % 4) {
+        case 0: sets.emplace_back(random_float<double>(g)); break;
+        case 1:  // binary32's whole range, subnormals and overflow included
+            sets.emplace_back(make<double>(g() & 1, 1023 - 152 + g() % 284, g() & frac_mask));
+            break;
+        case 2: {  // ties and near-ties: the 29 bits rounded off are 1000…0 ± 1
+            const std::uint64_t tie = std::uint64_t{1} << 28;
+            const std::uint64_t low = tie + static_cast<std::uint64_t>(static_cast<std::int64_t>(g() % 3) - 1);
+            sets.emplace_back(make<double>(g() & 1, 1023 - 152 + g() % 284, (g() & frac_mask & ~((tie << 1) - 1)) | low));
+            break;
+        }
+        default: {  // binary32 subnormal range with ties at every position
+            const int shift = int(g() % 30);
+            const std::uint64_t f = (g() & frac_mask) >> shift << shift | (std::uint64_t{1} << (shift > 0 ? shift - 1 : 0));
+            sets.emplace_back(make<double>(g() & 1, 1023 - 150 + g() % 25, f & frac_mask));
+        }
+        }
+    }
+    const auto got = c.eval_plain_batch(sets);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < sets.size() && bad < 10; ++i) {
+        const double x = std::get<0>(sets[i]);
+        const std::uint32_t want = bits(cpu_narrow(x)), have = bits(got[i]);
+        if (want != have) ++bad;
+        INFO("seed " << seed << ", case " << i << ": " << std::hexfloat << x << " (0x" << std::hex << bits(x) << ")");
+        CHECK(have == want);
+    }
+}
