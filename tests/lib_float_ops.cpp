@@ -517,3 +517,213 @@ TEST_CASE("lib.float.f64_to_f32") {
         CHECK(have == want);
     }
 }
+
+// ---- AND counts -----------------------------------------------------------------
+
+namespace {
+
+template <class SF>
+void check_counts(std::size_t nan_like, std::size_t finite, std::size_t normal, std::size_t less, std::size_t equal,
+                  std::size_t unordered, std::size_t min_max) {
+    CHECK(ands1<SF>([](SF a) { return isnan(a); }) == nan_like);
+    CHECK(ands1<SF>([](SF a) { return isinf(a); }) == nan_like);
+    CHECK(ands1<SF>([](SF a) { return is_zero(a); }) == nan_like);
+    CHECK(ands1<SF>([](SF a) { return is_subnormal(a); }) == nan_like);
+    CHECK(ands1<SF>([](SF a) { return is_signaling(a); }) == nan_like);
+    CHECK(ands1<SF>([](SF a) { return isfinite(a); }) == finite);
+    CHECK(ands1<SF>([](SF a) { return isnormal(a); }) == normal);
+    CHECK(ands1<SF>([](SF a) { return signbit(a); }) == 0);
+    CHECK(ands2<SF>([](SF a, SF b) { return a < b; }) == less);
+    CHECK(ands2<SF>([](SF a, SF b) { return a <= b; }) == less);
+    CHECK(ands2<SF>([](SF a, SF b) { return a > b; }) == less);
+    CHECK(ands2<SF>([](SF a, SF b) { return a >= b; }) == less);
+    CHECK(ands2<SF>([](SF a, SF b) { return a == b; }) == equal);
+    CHECK(ands2<SF>([](SF a, SF b) { return a != b; }) == equal);
+    CHECK(ands2<SF>([](SF a, SF b) { return isunordered(a, b); }) == unordered);
+    CHECK(ands2<SF>([](SF a, SF b) { return tandem::min(a, b); }) == min_max);
+    CHECK(ands2<SF>([](SF a, SF b) { return tandem::max(a, b); }) == min_max);
+    CHECK(ands2<SF>([](SF a, SF b) { return std::tuple{abs(a), -a, copysign(a, b)}; }) == 0);
+}
+
+/// ANDs of int → binary32, int → binary64, binary32 → int, binary64 → int.
+template <std::size_t N, bool S>
+void check_conversion_counts(std::size_t to_f32, std::size_t to_f64, std::size_t from_f32, std::size_t from_f64) {
+    using SI = tandem::secure_integer<N, S>;
+    INFO((S ? "int" : "uint") << N);
+    CHECK(ands1<SI>([](SI x) { return tandem::convert<secure_f32>(x); }) == to_f32);
+    CHECK(ands1<SI>([](SI x) { return tandem::convert<secure_f64>(x); }) == to_f64);
+    CHECK(ands1<secure_f32>([](secure_f32 x) { return tandem::convert<SI>(x); }) == from_f32);
+    CHECK(ands1<secure_f64>([](secure_f64 x) { return tandem::convert<SI>(x); }) == from_f64);
+}
+
+}  // namespace
+
+TEST_CASE("lib.float.and_counts") {
+    // The figures in classify.hpp, compare.hpp and convert.hpp.
+    check_counts<secure_f32>(30, 7, 11, 99, 66, 61, 131);
+    check_counts<secure_f64>(62, 10, 16, 197, 132, 125, 261);
+    check_conversion_counts<8, true>(45, 48, 56, 62);
+    check_conversion_counts<8, false>(38, 41, 53, 59);
+    check_conversion_counts<16, true>(101, 104, 114, 120);
+    check_conversion_counts<16, false>(86, 89, 103, 109);
+    check_conversion_counts<32, true>(267, 232, 223, 250);
+    check_conversion_counts<32, false>(236, 201, 217, 223);
+    check_conversion_counts<64, true>(587, 593, 351, 507);
+    check_conversion_counts<64, false>(524, 530, 475, 481);
+    CHECK(ands1<secure_f32>([](secure_f32 x) { return tandem::convert<secure_f64>(x); }) == 212);
+    CHECK(ands1<secure_f64>([](secure_f64 x) { return tandem::convert<secure_f32>(x); }) == 633);
+    CHECK(ands1<secure_f32>([](secure_f32 x) { return tandem::convert<secure_f32>(x); }) == 0);
+}
+
+TEST_CASE("lib.float.public_constants") {
+    // A public operand mixes in on either side, and constants fold: a
+    // comparison of two public values costs nothing.
+    const auto c = tandem::compile(
+        [](secure_f32 a) {
+            return std::tuple{a < 1.0f, 1.0f < a, a == 0.0f, a != -0.0f, a >= -INFINITY, tandem::min(a, 2.0f),
+                              tandem::max(-2.0f, a), secure_f32(1.0f) < secure_f32(2.0f)};
+        },
+        input<party::alice, secure_f32>);
+    for (float x : specials<float>()) {
+        const auto got = c.eval_plain(x);
+        INFO(std::hexfloat << x);
+        CHECK(std::get<0>(got) == (x < 1.0f));
+        CHECK(std::get<1>(got) == (1.0f < x));
+        CHECK(std::get<2>(got) == (x == 0.0f));
+        CHECK(std::get<3>(got) == (x != -0.0f));
+        CHECK(std::get<4>(got) == (x >= -INFINITY));
+        CHECK(bits(std::get<5>(got)) == bits(cpu_min(x, 2.0f)));
+        CHECK(bits(std::get<6>(got)) == bits(cpu_max(-2.0f, x)));
+        CHECK(std::get<7>(got));
+    }
+    // (A one-element tuple: eval_plain of a bare secure_bit result does not
+    // compile, as its results vector is a vector<bool>.)
+    const auto k = tandem::compile(
+        [](secure_f64 a) { return std::tuple{secure_f64(1.0) < secure_f64(2.0) && a == a}; },
+        input<party::alice, secure_f64>);
+    CHECK(ands_of(k) == 62);  // a == a: the magnitudes fold, leaving !isnan(a)
+    CHECK(std::get<0>(k.eval_plain(1.0)));
+    CHECK(!std::get<0>(k.eval_plain(std::numeric_limits<double>::quiet_NaN())));
+}
+
+// ---- streamed and garbled runs ----------------------------------------------------
+
+namespace {
+
+/// A bit of everything, as one function: compiled, streamed and garbled.
+auto mixed_ops(const secure_f32& a, const secure_f32& b, const secure_int<32>& i) {
+    const secure_f64 wide = tandem::convert<secure_f64>(a);
+    return std::tuple{a < b,
+                      a == b,
+                      a >= b,
+                      tandem::min(a, b),
+                      tandem::max(a, b),
+                      tandem::convert<secure_f32>(i),
+                      tandem::convert<secure_int<32>>(b),
+                      wide,
+                      tandem::convert<secure_f32>(wide),
+                      tandem::convert<secure_uint<16>>(tandem::convert<secure_f64>(i)),
+                      -a,
+                      isnan(b),
+                      is_zero(a)};
+}
+
+/// Equal element by element, floats compared by encoding (NaN == NaN).
+template <class T>
+bool same(const T& x, const T& y) {
+    if constexpr (std::is_floating_point_v<T>) return bits(x) == bits(y);
+    else return x == y;
+}
+template <class... T>
+bool same(const std::tuple<T...>& x, const std::tuple<T...>& y) {
+    return std::apply([&](const T&... a) { return std::apply([&](const T&... b) { return (same(a, b) && ...); }, y); },
+                      x);
+}
+
+struct mixed_input {
+    float a, b;
+    std::int32_t i;
+};
+
+std::vector<mixed_input> mixed_inputs() {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = INFINITY;
+    return {{1.0f, 2.0f, 16777217},
+            {-0.0f, 0.0f, -1},
+            {nan, 1.0f, std::numeric_limits<std::int32_t>::min()},
+            {1e-40f, -1e-40f, std::numeric_limits<std::int32_t>::max()},
+            {-inf, 2147483648.0f, 123456789},
+            {std::bit_cast<float>(0xff800001u), -2.5f, 65535},
+            {3.0e38f, 65535.9f, -65536},
+            {-7.5f, -7.5f, 0}};
+}
+
+}  // namespace
+
+TEST_CASE("lib.float.streamed") {
+    // The same functions streamed, cut after almost every operation, give
+    // what the compiled circuit gives.
+    const auto compiled = tandem::compile(mixed_ops, input<party::alice, secure_f32>, input<party::bob, secure_f32>,
+                                          input<party::alice, secure_int<32>>);
+    auto streamed = tandem::stream(mixed_ops, input<party::alice, secure_f32>, input<party::bob, secure_f32>,
+                                   input<party::alice, secure_int<32>>);
+    for (std::uint64_t k : {std::uint64_t{1}, std::uint64_t{17}, tandem::default_segment_ands}) {
+        streamed.segment_ands = k;
+        for (const mixed_input& in : mixed_inputs()) {
+            INFO("segment_ands " << k << ", a = " << std::hexfloat << in.a << ", b = " << in.b << ", i = " << in.i);
+            const auto want = compiled.eval_plain(in.a, in.b, in.i);
+            const auto got = streamed.eval_plain(in.a, in.b, in.i);
+            CHECK(same(got, want));
+        }
+    }
+}
+
+TEST_CASE("lib.float.garbled") {
+    // Garbled two-party runs (in-process, memory channels) give exactly what
+    // plaintext evaluation gives.
+    using namespace tandem::test;
+    const auto mixed = tandem::compile(mixed_ops, input<party::alice, secure_f32>, input<party::bob, secure_f32>,
+                                       input<party::alice, secure_int<32>>);
+    const auto compare64 = compare_circuit<secure_f64>();
+    const auto minmax64 = min_max_sign_circuit<secure_f64>();
+    const auto ins = mixed_inputs();
+    std::vector<std::tuple<double, double>> pairs;
+    const auto sp = specials<double>();
+    for (std::size_t k = 0; k < sp.size(); k += 5) pairs.emplace_back(sp[k], sp[(k * 7 + 3) % sp.size()]);
+    pairs.emplace_back(-0.0, 0.0);
+    pairs.emplace_back(1.0, 1.0);
+    using mixed_out = decltype(mixed)::output_type;
+    std::vector<mixed_out> got_a(ins.size()), got_b(ins.size());
+    std::vector<cmp7> cmp_a(pairs.size()), cmp_b(pairs.size());
+    std::vector<decltype(minmax64)::output_type> mm_a(pairs.size()), mm_b(pairs.size());
+    rethrow(two_party(
+        make_wiring(0), with_threads(1), with_threads(1),
+        [&](tandem::session& s) {
+            for (std::size_t k = 0; k < ins.size(); ++k) got_a[k] = s.run(mixed, ins[k].a, ins[k].i);
+            for (std::size_t k = 0; k < pairs.size(); ++k) {
+                cmp_a[k] = s.run(compare64, std::get<0>(pairs[k]));
+                mm_a[k] = s.run(minmax64, std::get<0>(pairs[k]));
+            }
+        },
+        [&](tandem::session& s) {
+            for (std::size_t k = 0; k < ins.size(); ++k) got_b[k] = s.run(mixed, ins[k].b);
+            for (std::size_t k = 0; k < pairs.size(); ++k) {
+                cmp_b[k] = s.run(compare64, std::get<1>(pairs[k]));
+                mm_b[k] = s.run(minmax64, std::get<1>(pairs[k]));
+            }
+        }));
+    for (std::size_t k = 0; k < ins.size(); ++k) {
+        INFO("mixed input " << k);
+        const auto want = mixed.eval_plain(ins[k].a, ins[k].b, ins[k].i);
+        CHECK(same(got_a[k], want));
+        CHECK(same(got_b[k], want));
+    }
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+        const double a = std::get<0>(pairs[k]), b = std::get<1>(pairs[k]);
+        INFO("binary64 pair " << k << ": " << std::hexfloat << a << ", " << b);
+        CHECK(cmp_a[k] == cpu_compare(a, b));
+        CHECK(cmp_b[k] == cmp_a[k]);
+        CHECK(same(mm_a[k], minmax64.eval_plain(a, b)));
+        CHECK(same(mm_b[k], mm_a[k]));
+        CHECK(bits(std::get<0>(mm_a[k])) == bits(cpu_min(a, b)));
+    }
+}
