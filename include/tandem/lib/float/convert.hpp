@@ -25,10 +25,30 @@
 //       range are subnormal (gradual underflow), a NaN keeps its sign and the
 //       top M2 bits of its payload and is quieted.
 //
+// Circuits (lib/float/round.hpp rounds and packs; arith.hpp's normalize
+// shifts a leading one to the top, 2^k - 1 + n ANDs per stage k):
+//   int → float:  |x| by a conditional negation (signed: N - 1 ANDs),
+//                 normalize, exponent = bias + N - 1 - shift, one rounding
+//                 (none when N <= M + 1: the guard bits are public zeros).
+//   float → int:  the tests |x| < 1 and "out of range" on the exponent, the
+//                 fraction masked into an N-bit window, a right shift by
+//                 bias + N - 1 - e, a conditional negation (signed).
+//   widening:     normalize the significand (only subnormals move), rebias the
+//                 exponent, ∞/NaN/zero fixed up; the quiet bit ORed in.
+//   narrowing:    the bits below the round bit ORed into a sticky bit,
+//                 round_pack (denormalizing jammed shift, rounding), then one
+//                 selection of ±∞ / NaN on overflow.
 // AND gates (asserted in tests/lib_float_ops.cpp):
-//   int → float   (int8..int64 / uint8..uint64 → binary32, binary64)   see INT_TO_FLOAT below
-//   float → int                                                        see FLOAT_TO_INT below
-//   binary32 → binary64: F32_TO_F64;  binary64 → binary32: F64_TO_F32
+//              int → binary32  int → binary64  binary32 → int  binary64 → int
+//   int8             45              48              56              62
+//   uint8            38              41              53              59
+//   int16           101             104             114             120
+//   uint16           86              89             103             109
+//   int32           267             232             223             250
+//   uint32          236             201             217             223
+//   int64           587             593             351             507
+//   uint64          524             530             355             481
+//   binary32 → binary64: 212;  binary64 → binary32: 412;  to the same format: 0
 #pragma once
 
 #include <tandem/lib/float/arith.hpp>
@@ -53,6 +73,7 @@ inline constexpr std::uint64_t float_bias = (std::uint64_t{1} << (E - 1)) - 1;
 /// shifted left until its top bit is set (normalize), then rounded once.
 template <std::size_t E, std::size_t M, std::size_t N, bool S>
 secure_float<E, M> int_to_float(const secure_integer<N, S>& x) {
+    static_assert(N >= 2, "convert<secure_float>(secure_int<N>): N must be at least 2 (resize a 1-bit value)");
     constexpr std::uint64_t top = float_bias<E> + N - 1;  // biased exponent of 2^(N-1)
     constexpr std::size_t EW = std::max<std::size_t>(E, std::bit_width(top)) + 2;
     const secure_bit sign = S ? x.msb() : secure_bit(false);
@@ -80,9 +101,13 @@ secure_float<E, M> int_to_float(const secure_integer<N, S>& x) {
 /// the hidden bit at the top (bit N-1 is 2^(N-1) when the exponent is
 /// `top`), and is shifted right by top - e. Out-of-range values are steered
 /// into the same path: their window is forced to the indefinite value and
-/// the shift to 0.
-template <std::size_t N, bool S, std::size_t E, std::size_t M>
+/// the shift to 0. An unsigned target's indefinite value (all ones) is
+/// either filled into the window (`fill_window`) or ORed in at the end (N
+/// ANDs); the end is cheaper when most of the window is public zeros below
+/// the fraction, which the shifter then folds (N - 1 > 2M: binary32 → 64 bits).
+template <std::size_t N, bool S, std::size_t E, std::size_t M, bool fill_window = (N - 1 <= 2 * M)>
 secure_integer<N, S> float_to_int(const secure_float<E, M>& x) {
+    static_assert(N >= 2, "convert<secure_int<N>>(secure_float): N must be at least 2");
     constexpr std::uint64_t bias = float_bias<E>;
     constexpr std::uint64_t ones = (std::uint64_t{1} << E) - 1;
     constexpr std::uint64_t top = bias + N - 1;  // e == top: 2^(N-1) <= |x| < 2^N
@@ -100,9 +125,9 @@ secure_integer<N, S> float_to_int(const secure_float<E, M>& x) {
     const secure_bit keep = !tiny & !invalid;
     // The window: hidden bit at N-1, then the fraction's top bits; below it,
     // zeros (or, for an invalid unsigned conversion, ones).
-    const secure_bit fill = S ? secure_bit(false) : invalid;
+    const secure_bit fill = S || !fill_window ? secure_bit(false) : invalid;
     secure_uint<N> w;
-    w.set_bit(N - 1, S ? !tiny : (!tiny | invalid));
+    w.set_bit(N - 1, S || !fill_window ? !tiny : (!tiny | invalid));
     for (std::size_t i = 1; i < N; ++i) {
         const secure_bit f = i <= M ? x.bits()[M - i] : secure_bit(false);
         w.set_bit(N - 1 - i, select(keep, f, fill));
@@ -111,7 +136,8 @@ secure_integer<N, S> float_to_int(const secure_float<E, M>& x) {
     const secure_uint<E + 1> amount_wide = secure_uint<E + 1>(top % (std::uint64_t{1} << (E + 1))) - e.template resize<E + 1>();
     const secure_uint<K> amount = amount_wide.template resize<K>() & broadcast<K>(!invalid);
     const secure_uint<N> magnitude = w >> amount;
-    if constexpr (!S) return magnitude;
+    if constexpr (!S && fill_window) return magnitude;
+    else if constexpr (!S) return magnitude | broadcast<N>(invalid);
     else return add_carry(magnitude ^ broadcast<N>(sign), secure_uint<N>(0), sign).as_signed();
 }
 
@@ -136,7 +162,8 @@ secure_float<E2, M2> widen(const secure_float<E, M>& x) {
 /// A narrower format: one rounding (round.hpp), then ∞ and NaN.
 template <std::size_t E2, std::size_t M2, std::size_t E, std::size_t M>
 secure_float<E2, M2> narrow(const secure_float<E, M>& x) {
-    constexpr std::size_t G = M - M2;
+    constexpr std::size_t G = M - M2;  // ≥ 2 below (a one-bit narrowing rounds without sticky bits)
+    static_assert(G >= 2, "convert<secure_float<E2, M2>>: narrowing by one fraction bit is not supported");
     constexpr std::size_t EW = E + 2;
     constexpr std::int64_t rebase = static_cast<std::int64_t>(float_bias<E> - float_bias<E2>);
     const secure_bit exp_ones = exponent_all_ones(x);
@@ -146,7 +173,12 @@ secure_float<E2, M2> narrow(const secure_float<E, M>& x) {
     secure_uint<E> eff = bit_slice<M, E>(x.bits());
     eff.set_bit(0, eff[0] ^ exp_zero);  // subnormals and zeros: 1
     const secure_int<EW> e = eff.template resize<EW>().as_signed() - rebase;
-    const rounded<E2, M2> r = round_pack<E2, M2, G>(x.sign(), e, sig);
+    // Only the round bit and whether anything below it is set matter: the bits
+    // below the round bit are ORed into one sticky bit first (G - 2 ANDs), so
+    // the denormalizing shifter works on M2 + 4 bits instead of M + 1.
+    const secure_uint<M2 + 3> short_sig =
+        concat(bit_slice<G - 1, M2 + 2>(sig), to_uint(any_bit(bit_slice<0, G - 1>(sig))));
+    const rounded<E2, M2> r = round_pack<E2, M2, 2>(x.sign(), e, short_sig);
     // Overflow (∞ and NaN inputs overflow too): exponent all ones, fraction 0
     // or, for a NaN, the top of its payload, quieted.
     secure_uint<M2> nan_fraction = bit_slice<G, M2>(x.bits()) & broadcast<M2>(exp_ones);
