@@ -20,13 +20,15 @@
 // AND gates (binary32 / binary64), asserted in tests/lib_float_ops.cpp. With
 // K = E + M (magnitude bits) and P = detail::ends_ands(E) (10 / 15):
 //   <, <=, >, >=       2K + P + M + 4      ( 99 / 197)
-//   ==, !=             K + P + M + 3       ( 66 / 132)
+//   ==, !=             K + P + M + 2       ( 66 / 132)
 //   isunordered        2(E + M) - 1        ( 61 / 125)
 //   min, max           < plus 1 + E + M    (131 / 261)
-// Lower bound: restricted to a < 0 < b, a < b is "neither is a NaN and not
-// both are zero", whose algebraic degree over GF(2) is 2K - 1, and a circuit
-// needs at least degree - 1 ANDs (Schnorr 1988): ≥ 60 for binary32; == is
-// "both zero" there, degree 2K, ≥ 61.
+// Lower bounds: with a's sign bit set and b's clear, a < b is "neither is a
+// NaN and not both are zero", whose algebraic degree over GF(2) is 2K - 1,
+// and a circuit needs at least degree - 1 ANDs (Schnorr, "The multiplicative
+// complexity of Boolean functions", AAECC-6, 1988): ≥ 60 for binary32, ≥ 124
+// for binary64. == there is "both are zero", degree 2K: ≥ 61 / ≥ 125. (The
+// degrees were checked by Möbius transform on small formats.)
 #pragma once
 
 #include <tandem/lib/float/classify.hpp>
