@@ -727,3 +727,87 @@ TEST_CASE("lib.float.garbled") {
         CHECK(bits(std::get<0>(mm_a[k])) == bits(cpu_min(a, b)));
     }
 }
+
+// ---- other formats: binary16 (F16C) and bfloat16 ------------------------------------
+
+namespace {
+using secure_f16 = tandem::secure_float<5, 10>;   // IEEE binary16; its plain type is the encoding
+using secure_bf16 = tandem::secure_float<8, 7>;   // bfloat16
+
+/// bfloat16 → binary32 is exact: the encoding moved up 16 bits, a NaN quieted.
+std::uint32_t bf16_to_f32_bits(std::uint16_t h) {
+    std::uint32_t b = std::uint32_t{h} << 16;
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0) b |= 0x00400000u;
+    return b;
+}
+/// binary32 → bfloat16, round to nearest even on the encoding (the carry
+/// runs into the exponent, so subnormals and overflow come out right); a NaN
+/// keeps its top payload bits and is quieted.
+std::uint16_t f32_to_bf16_bits(std::uint32_t b) {
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0) return std::uint16_t((b >> 16) | 0x0040u);
+    return std::uint16_t((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+}  // namespace
+
+TEST_CASE("lib.float.bfloat16") {
+    const auto up = tandem::compile([](secure_bf16 x) { return tandem::convert<secure_f32>(x); },
+                                    input<party::alice, secure_bf16>);
+    std::vector<std::tuple<std::uint16_t>> all;
+    for (std::uint32_t h = 0; h < 0x10000; ++h) all.emplace_back(static_cast<std::uint16_t>(h));
+    const auto got_up = up.eval_plain_batch(all);
+    for (std::uint32_t h = 0; h < 0x10000; ++h) {
+        INFO("bfloat16 0x" << std::hex << h);
+        if (bits(got_up[h]) != bf16_to_f32_bits(static_cast<std::uint16_t>(h))) CHECK(bits(got_up[h]) == bf16_to_f32_bits(static_cast<std::uint16_t>(h)));
+    }
+    const auto down = tandem::compile([](secure_f32 x) { return tandem::convert<secure_bf16>(x); },
+                                      input<party::alice, secure_f32>);
+    std::vector<std::tuple<float>> sets;
+    for (float x : specials<float>()) sets.emplace_back(x);
+    const std::uint64_t seed = 0xbf16;
+    std::mt19937_64 g(seed);
+    for (std::size_t i = 0; i < sweep; ++i) sets.emplace_back(random_float<float>(g));
+    const auto got_down = down.eval_plain_batch(sets);
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        const std::uint32_t x = bits(std::get<0>(sets[i]));
+        INFO("seed " << seed << ", case " << i << ": 0x" << std::hex << x);
+        if (got_down[i] != f32_to_bf16_bits(x)) CHECK(got_down[i] == f32_to_bf16_bits(x));
+    }
+    CHECK(ands_of(up) == 15);
+    CHECK(ands_of(down) == 183);
+}
+
+#ifdef __F16C__
+TEST_CASE("lib.float.binary16") {
+    // Against F16C: VCVTPH2PS (exact) and VCVTPS2PH with round to nearest even.
+    const auto up = tandem::compile([](secure_f16 x) { return tandem::convert<secure_f32>(x); },
+                                    input<party::alice, secure_f16>);
+    std::vector<std::tuple<std::uint16_t>> all;
+    for (std::uint32_t h = 0; h < 0x10000; ++h) all.emplace_back(static_cast<std::uint16_t>(h));
+    const auto got_up = up.eval_plain_batch(all);
+    for (std::uint32_t h = 0; h < 0x10000; ++h) {
+        const std::uint32_t want = bits(_mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(h)))));
+        INFO("binary16 0x" << std::hex << h);
+        if (bits(got_up[h]) != want) CHECK(bits(got_up[h]) == want);
+    }
+    const auto down = tandem::compile([](secure_f32 x) { return tandem::convert<secure_f16>(x); },
+                                      input<party::alice, secure_f32>);
+    std::vector<std::tuple<float>> sets;
+    for (float x : specials<float>()) sets.emplace_back(x);
+    const std::uint64_t seed = 0xf16;
+    std::mt19937_64 g(seed);
+    for (std::size_t i = 0; i < sweep; ++i) {
+        if (i % 2 == 0) sets.emplace_back(random_float<float>(g));
+        else sets.emplace_back(make<float>(g() & 1, 127 - 26 + g() % 44, g() & 0x7fffff));  // binary16's range
+    }
+    const auto got_down = down.eval_plain_batch(sets);
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        const float x = std::get<0>(sets[i]);
+        const auto want = static_cast<std::uint16_t>(
+            _mm_cvtsi128_si32(_mm_cvtps_ph(_mm_set_ss(x), _MM_FROUND_TO_NEAREST_INT)) & 0xffff);
+        INFO("seed " << seed << ", case " << i << ": 0x" << std::hex << bits(x));
+        if (got_down[i] != want) CHECK(got_down[i] == want);
+    }
+    CHECK(ands_of(up) == 94);
+    CHECK(ands_of(down) == 206);
+}
+#endif

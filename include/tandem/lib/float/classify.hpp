@@ -20,7 +20,7 @@
 //   isnan, isinf, is_zero, is_subnormal,
 //   is_signaling                          E + M - 1        (30 / 62)
 // where P(E) = ⌊E/2⌋ + 2(⌈E/2⌉ - 1) ANDs give both "exponent all ones" and
-// "exponent all zeros" (10 for E = 8, 15 for E = 11; detail::exponent_ends).
+// "exponent all zeros" (10 for E = 8, 15 for E = 11; detail::ones_and_zeros).
 #pragma once
 
 #include <tandem/lib/float/type.hpp>
@@ -81,10 +81,10 @@ secure_bit fraction_nonzero(const secure_float<E, M>& x) {
 /// For a pair, AND(a, b) costs one AND and NOR(a, b) = ~(a ^ b ^ (a & b))
 /// reuses it; the pairs' results are then combined in two trees. So
 /// ⌊n/2⌋ + 2(⌈n/2⌉ - 1) ANDs instead of 2(n - 1).
-struct ends {
+struct bit_ends {
     secure_bit all_ones, all_zeros;
 };
-inline ends ones_and_zeros(const std::vector<secure_bit>& v) {
+inline bit_ends ones_and_zeros(const std::vector<secure_bit>& v) {
     std::vector<secure_bit> ones, zeros;
     for (std::size_t i = 0; i < v.size(); i += 2) {
         if (i + 1 < v.size()) {
@@ -112,7 +112,7 @@ struct float_class {
 
 template <std::size_t E, std::size_t M>
 float_class classify_float(const secure_float<E, M>& x) {
-    const ends e = ones_and_zeros(exponent_bits(x));
+    const bit_ends e = ones_and_zeros(exponent_bits(x));
     return {e.all_ones, e.all_zeros, fraction_nonzero(x)};
 }
 
@@ -161,7 +161,7 @@ secure_bit is_subnormal(const secure_float<E, M>& x) {
 /// Normal (neither zero, subnormal, infinite nor NaN): ends_ands(E) + 1 ANDs.
 template <std::size_t E, std::size_t M>
 secure_bit isnormal(const secure_float<E, M>& x) {
-    const detail::ends e = detail::ones_and_zeros(detail::exponent_bits(x));
+    const detail::bit_ends e = detail::ones_and_zeros(detail::exponent_bits(x));
     return ~e.all_ones & ~e.all_zeros;
 }
 

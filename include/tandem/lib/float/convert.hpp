@@ -17,10 +17,12 @@
 //       (-1, 0) truncate to 0. (Not C++'s static_cast to unsigned, which is
 //       undefined out of range.)
 //   convert<secure_float<E2, M2>>(secure_float<E, M>)
-//       wider formats (E2 >= E, M2 >= M, e.g. binary32 → binary64): exact, as
+//       wider formats (E2 >= E, M2 >= M: binary32 → binary64, binary16 or
+//       bfloat16 → binary32): exact, as
 //       CVTSS2SD — subnormals become normal, a NaN keeps its sign and payload
 //       (shifted to the top of the wider fraction) and is quieted.
-//       Narrower formats (E2 <= E, M2 < M, e.g. binary64 → binary32): round to
+//       Narrower formats (E2 <= E, M2 <= M - 2: binary64 → binary32, binary32
+//       → binary16 or bfloat16): round to
 //       nearest even as CVTSD2SS — overflow gives ±∞, results below the normal
 //       range are subnormal (gradual underflow), a NaN keeps its sign and the
 //       top M2 bits of its payload and is quieted.
@@ -49,6 +51,8 @@
 //   int64           587             593             351             507
 //   uint64          524             530             355             481
 //   binary32 → binary64: 212;  binary64 → binary32: 412;  to the same format: 0
+//   binary16 → binary32: 94;   binary32 → binary16: 206
+//   bfloat16 → binary32: 15;   binary32 → bfloat16: 183
 #pragma once
 
 #include <tandem/lib/float/arith.hpp>
@@ -143,7 +147,7 @@ secure_integer<N, S> float_to_int(const secure_float<E, M>& x) {
 
 /// A wider format: exact.
 template <std::size_t E2, std::size_t M2, std::size_t E, std::size_t M>
-secure_float<E2, M2> widen(const secure_float<E, M>& x) {
+secure_float<E2, M2> widen_float(const secure_float<E, M>& x) {
     const float_class c = classify_float(x);
     const secure_uint<M + 1> sig = concat(to_uint(!c.exp_zero), bit_slice<0, M>(x.bits()));
     const normalized<M + 1> n = normalize(sig);  // subnormals: leading one to the top; normal: unchanged
@@ -159,9 +163,19 @@ secure_float<E2, M2> widen(const secure_float<E, M>& x) {
     return secure_float<E2, M2>::from_bits(concat(to_uint(x.sign()), concat(e2, f2)));
 }
 
+/// A wider fraction, the same exponent (bfloat16 → binary32): the fraction
+/// padded with zeros, a NaN quieted: E + M ANDs (the NaN test, the quiet bit).
+template <std::size_t M2, std::size_t E, std::size_t M>
+secure_float<E, M2> pad_fraction(const secure_float<E, M>& x) {
+    secure_uint<1 + E + M2> b = x.bits().template resize<1 + E + M2>() << (M2 - M);
+    b.set_bit(M2 - 1, b[M2 - 1] | isnan(x));
+    b.set_bit(E + M2, x.sign());
+    return secure_float<E, M2>::from_bits(b);
+}
+
 /// A narrower format: one rounding (round.hpp), then ∞ and NaN.
 template <std::size_t E2, std::size_t M2, std::size_t E, std::size_t M>
-secure_float<E2, M2> narrow(const secure_float<E, M>& x) {
+secure_float<E2, M2> narrow_float(const secure_float<E, M>& x) {
     constexpr std::size_t G = M - M2;  // ≥ 2 below (a one-bit narrowing rounds without sticky bits)
     static_assert(G >= 2, "convert<secure_float<E2, M2>>: narrowing by one fraction bit is not supported");
     constexpr std::size_t EW = E + 2;
@@ -189,11 +203,6 @@ secure_float<E2, M2> narrow(const secure_float<E, M>& x) {
     return secure_float<E2, M2>::from_bits(select(r.overflow, special, r.bits));
 }
 
-template <class T>
-struct is_secure_integer_type : std::false_type {};
-template <std::size_t N, bool S>
-struct is_secure_integer_type<secure_integer<N, S>> : std::true_type {};
-
 }  // namespace detail
 
 /// Converts between secure integers and secure_float, and between float
@@ -206,7 +215,7 @@ To convert(const secure_integer<N, S>& x) {
 }
 
 template <class To, std::size_t E, std::size_t M>
-    requires detail::is_secure_integer_type<To>::value
+    requires secure_integral<To>
 To convert(const secure_float<E, M>& x) {
     return detail::float_to_int<To::width, To::is_signed>(x);
 }
@@ -217,13 +226,14 @@ To convert(const secure_float<E, M>& x) {
     constexpr std::size_t E2 = To::exponent_bits, M2 = To::fraction_bits;
     if constexpr (E2 == E && M2 == M) {
         return x;
+    } else if constexpr (E2 == E && M2 > M) {
+        return detail::pad_fraction<M2>(x);
     } else if constexpr (E2 >= E && M2 >= M) {
-        static_assert(E2 > E, "convert<secure_float<E2, M2>>: a wider fraction needs a wider exponent here");
-        return detail::widen<E2, M2>(x);
+        return detail::widen_float<E2, M2>(x);
     } else {
-        static_assert(E2 <= E && M2 < M,
+        static_assert(E2 <= E && M2 + 2 <= M,
                       "convert<secure_float<E2, M2>>(secure_float<E, M>): one format must contain the other");
-        return detail::narrow<E2, M2>(x);
+        return detail::narrow_float<E2, M2>(x);
     }
 }
 
