@@ -20,6 +20,7 @@
 #include "processes.hpp"
 
 #include <tandem/lib/aes.hpp>
+#include <tandem/lib/float.hpp>
 #include <tandem/lib/set_ops.hpp>
 #include <tandem/lib/sha256.hpp>
 #include <tandem/lib/sha3.hpp>
@@ -138,6 +139,24 @@ void report_function(const config& c, const function_case& fc) {
 
 std::vector<function_case> function_cases(bool quick) {
     std::vector<function_case> cases;
+    using f32 = secure_f32;
+    using f64 = secure_f64;
+    const auto in32 = input<party::alice, f32>;
+    const auto in32b = input<party::bob, f32>;
+    const auto in64 = input<party::alice, f64>;
+    const auto in64b = input<party::bob, f64>;
+    cases.push_back(make_case("f32_add", [](const f32& a, const f32& b) { return a + b; }, in32, in32b));
+    cases.push_back(make_case("f32_mul", [](const f32& a, const f32& b) { return a * b; }, in32, in32b));
+    cases.push_back(make_case("f32_div", [](const f32& a, const f32& b) { return a / b; }, in32, in32b));
+    cases.push_back(make_case("f32_sqrt", [](const f32& a) { return sqrt(a); }, in32));
+    cases.push_back(make_case("f32_less", [](const f32& a, const f32& b) { return a < b; }, in32, in32b));
+    cases.push_back(make_case(
+        "f32_from_int32", [](const secure_int<32>& a) { return convert<f32>(a); }, input<party::alice, secure_int<32>>));
+    cases.push_back(make_case("f64_add", [](const f64& a, const f64& b) { return a + b; }, in64, in64b));
+    cases.push_back(make_case("f64_mul", [](const f64& a, const f64& b) { return a * b; }, in64, in64b));
+    cases.push_back(make_case("f64_div", [](const f64& a, const f64& b) { return a / b; }, in64, in64b));
+    cases.push_back(make_case("f64_sqrt", [](const f64& a) { return sqrt(a); }, in64));
+    cases.push_back(make_case("f64_less", [](const f64& a, const f64& b) { return a < b; }, in64, in64b));
     using lib::aes_block;
     using bytes64 = std::array<secure_uint<8>, 64>;
     cases.push_back(make_case(
