@@ -570,6 +570,8 @@ TEST_CASE("lib.float.and_counts") {
     check_conversion_counts<32, false>(236, 201, 217, 223);
     check_conversion_counts<64, true>(587, 593, 351, 507);
     check_conversion_counts<64, false>(524, 530, 355, 481);
+    check_conversion_counts<128, true>(1329, 1297, 568, 777);
+    check_conversion_counts<128, false>(1202, 1170, 572, 781);
     CHECK(ands1<secure_f32>([](secure_f32 x) { return tandem::convert<secure_f64>(x); }) == 212);
     CHECK(ands1<secure_f64>([](secure_f64 x) { return tandem::convert<secure_f32>(x); }) == 412);
     CHECK(ands1<secure_f32>([](secure_f32 x) { return tandem::convert<secure_f32>(x); }) == 0);
@@ -811,3 +813,91 @@ TEST_CASE("lib.float.binary16") {
     CHECK(ands_of(down) == 206);
 }
 #endif
+
+// ---- 128-bit integers (the overflow of int → binary32) ---------------------------------
+
+namespace {
+using tandem::int128;
+using tandem::uint128;
+
+/// The convert.hpp rule for 128 bits: truncate; NaN or out of range gives
+/// the indefinite value (signed: 2^127 as a bit pattern; unsigned: all ones).
+template <bool Signed, class F>
+uint128 model_truncate_128(F x) {
+    const uint128 indefinite = Signed ? uint128{1} << 127 : ~uint128{0};
+    if (std::isnan(x)) return indefinite;
+    const long double t = std::trunc(static_cast<long double>(x));  // exact: 64 significant bits
+    const long double lo = Signed ? -std::ldexp(1.0L, 127) : 0.0L, hi = std::ldexp(1.0L, Signed ? 127 : 128);
+    if (!(t >= lo && t < hi)) return indefinite;
+    if (t < 0) return ~static_cast<uint128>(-t) + 1;
+    return static_cast<uint128>(t);
+}
+}  // namespace
+
+TEST_CASE("lib.float.int128") {
+    // libgcc's __floattisf & co. round to nearest even: the reference here.
+    const auto to_float = tandem::compile(
+        [](const secure_int<128>& i, const secure_uint<128>& u) {
+            return std::tuple{tandem::convert<secure_f32>(i), tandem::convert<secure_f64>(i),
+                              tandem::convert<secure_f32>(u), tandem::convert<secure_f64>(u)};
+        },
+        input<party::alice, secure_int<128>>, input<party::bob, secure_uint<128>>);
+    std::vector<uint128> values{0, 1, ~uint128{0}, uint128{1} << 127, (uint128{1} << 127) - 1, (uint128{1} << 127) + 1};
+    for (int p : {24, 53, 64, 103, 104, 127})
+        for (int d : {-1, 0, 1})  // 2^128 - 2^103 is the tie between binary32's largest and 2^128 (→ ∞)
+            values.push_back(~(uint128{1} << p) + 1 + static_cast<uint128>(static_cast<int128>(d)));
+    const std::uint64_t seed = 0x128;
+    std::mt19937_64 g(seed);
+    for (std::size_t i = 0; i < sweep / 10; ++i) {
+        const uint128 r = (uint128{g()} << 64) | g();
+        values.push_back(r >> (g() % 128));
+    }
+    std::vector<std::tuple<int128, uint128>> sets;
+    for (std::size_t k = 0; k < values.size(); ++k) sets.emplace_back(static_cast<int128>(values[k]), values[(k * 7) % values.size()]);
+    const auto got = to_float.eval_plain_batch(sets);
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+        const int128 i = std::get<0>(sets[k]);
+        const uint128 u = std::get<1>(sets[k]);
+        const auto want = std::tuple{bits(static_cast<float>(i)), bits(static_cast<double>(i)),
+                                     bits(static_cast<float>(u)), bits(static_cast<double>(u))};
+        const auto have = std::tuple{bits(std::get<0>(got[k])), bits(std::get<1>(got[k])), bits(std::get<2>(got[k])),
+                                     bits(std::get<3>(got[k]))};
+        INFO("seed " << seed << ", case " << k << ": i = 0x" << std::hex << static_cast<std::uint64_t>(static_cast<uint128>(i) >> 64)
+                     << "_" << static_cast<std::uint64_t>(i) << ", u = 0x" << static_cast<std::uint64_t>(u >> 64) << "_"
+                     << static_cast<std::uint64_t>(u));
+        CHECK(have == want);
+    }
+    CHECK(bits(std::get<2>(to_float.eval_plain(0, ~uint128{0}))) == bits(INFINITY));
+
+    const auto from_float = tandem::compile(
+        [](const secure_f32& f, const secure_f64& d) {
+            return std::tuple{tandem::convert<secure_int<128>>(f), tandem::convert<secure_uint<128>>(f),
+                              tandem::convert<secure_int<128>>(d), tandem::convert<secure_uint<128>>(d)};
+        },
+        input<party::alice, secure_f32>, input<party::bob, secure_f64>);
+    std::vector<std::tuple<float, double>> fsets;
+    const auto sf = specials<float>();
+    const auto sd = specials<double>();
+    for (std::size_t k = 0; k < sf.size(); ++k) fsets.emplace_back(sf[k], sd[k]);
+    for (int p : {126, 127, 128})
+        for (float s : {1.0f, -1.0f}) {
+            const float f = std::ldexp(s, p);
+            const double d = std::ldexp(double(s), p);
+            fsets.emplace_back(f, d);
+            fsets.emplace_back(std::nextafter(f, 0.0f), std::nextafter(d, 0.0));
+        }
+    for (std::size_t i = 0; i < sweep / 10; ++i)
+        fsets.emplace_back(make<float>(g() & 1, 127 + g() % 131, g() & 0x7fffff),
+                           make<double>(g() & 1, 1023 + g() % 131, g() & ((std::uint64_t{1} << 52) - 1)));
+    const auto fgot = from_float.eval_plain_batch(fsets);
+    for (std::size_t k = 0; k < fsets.size(); ++k) {
+        const float f = std::get<0>(fsets[k]);
+        const double d = std::get<1>(fsets[k]);
+        const auto want = std::tuple{model_truncate_128<true>(f), model_truncate_128<false>(f),
+                                     model_truncate_128<true>(d), model_truncate_128<false>(d)};
+        const auto have = std::tuple{static_cast<uint128>(std::get<0>(fgot[k])), std::get<1>(fgot[k]),
+                                     static_cast<uint128>(std::get<2>(fgot[k])), std::get<3>(fgot[k])};
+        INFO("seed " << seed << ", case " << k << ": " << std::hexfloat << f << ", " << d);
+        CHECK(have == want);
+    }
+}
