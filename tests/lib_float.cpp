@@ -640,4 +640,5 @@ TEST_CASE("lib.float.other_formats") {
     sweep_small<8, 7>(602, 200000 / sweep_scale);
     sweep_small<3, 20>(603, 100000 / sweep_scale);  // few exponent bits, many fraction bits
     sweep_small<4, 3>(604, 100000 / sweep_scale);   // 8 bits: most pairs occur
+    sweep_small<2, 5>(605, 50000 / sweep_scale);    // the smallest exponent: bias 1
 }

@@ -25,7 +25,8 @@
 //            underflow come out subnormal without a second shift), rounding.
 //   mul:     a subnormal significand normalised by a leading-zero shifter
 //            (one only: the operands are ordered so that a subnormal comes
-//            first, as two subnormals give ±0 anyway), the full (M+1)×(M+1)
+//            first; two subnormals multiply below the normal range, where the
+//            rounding's shift places any product), the full (M+1)×(M+1)
 //            product (dsl/multiply.hpp: Karatsuba, 983 ANDs for 24 bits,
 //            3,895 for 53), the low half folded into a sticky bit, rounding
 //            with gradual underflow (a jammed right shift).
@@ -240,10 +241,12 @@ secure_float<E, M> multiply(const secure_float<E, M>& a, const secure_float<E, M
     constexpr std::int64_t bias = float_parts<E, M>::bias;
     const float_parts<E, M> pa = unpack(a), pb = unpack(b);
     const secure_bit sign = pa.sign ^ pb.sign;
-    // Only a subnormal operand needs normalising, and when both are subnormal
-    // the product is far below the smallest subnormal and rounds to ±0 however
-    // its bits lie. So b goes first when it is subnormal (a swap, one AND per
-    // bit) and only the first operand is normalised.
+    // Only a subnormal operand needs normalising: when both are subnormal the
+    // product lies below the normal range (its exponent e <= 2 - bias, and
+    // e == 1 only for E = 2), so the rounding's denormalising shift places it
+    // whatever the position of its leading bit (the kept window below holds
+    // every bit above the round position exactly). So b goes first when it is
+    // subnormal (a swap, one AND per bit) and only the first is normalised.
     const secure_bit swap = pb.exponent_zero;
     const secure_uint<M + 1> sa = pa.significand(), sb = pb.significand();
     const secure_uint<M + 1> ts = (sa ^ sb) & broadcast<M + 1>(swap);
