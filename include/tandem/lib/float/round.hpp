@@ -30,14 +30,18 @@
 // A zero significand is only meaningful with e == 1: callers that can produce
 // an exact zero elsewhere select ±0 themselves.
 //
-// AND counts (N = M+1+G, EW the exponent width, K = bit_width(N)):
-//   unpack:                    2(E-1) + (M-1)
-//   round_pack_normalized:     EW (overflow test) + (G-2 sticky OR) + 2 + (E+M-1) increment
-//   round_pack:                the above + EW (underflow test) + EW-1 (1-e) +
-//                              clamp of the amount (EW-K-1 + K, when EW > K) + K
-//                              + per stage k: N + 2^k (jammed shifter) + EW (e := 1)
-//   round_pack_saturate:       + E + M
-// (tests/lib_float.cpp asserts the totals of each operation.)
+// AND counts (N = M+1+G, EW the exponent width, K = bit_width(N); public
+// bits fold, so the totals can be a little lower — tests/lib_float.cpp
+// asserts round_pack_saturate<8, 23, 3> with EW = 10 at 279 and unpack with
+// its three class flags at 2(E-1) + (M-1) + 3):
+//   unpack:                 2(E-1) + (M-1); is_nan, is_inf, is_zero: 1 each
+//   round_pack_normalized:  EW (overflow test) + G-2 (sticky OR) + 2 (round
+//                           up) + E+M-1 (the increment)
+//   round_pack:             the above + EW (underflow test) + EW-1 (1 - e) +
+//                           at most EW-1 (saturating the amount to K bits) + K
+//                           + at most N + 2^k per stage k of the jammed shifter
+//                           + EW (e := 1)
+//   round_pack_saturate:    + E + M
 #pragma once
 
 #include <tandem/dsl/integer.hpp>
@@ -63,7 +67,7 @@ secure_uint<Len> bit_slice(const secure_integer<N, S>& x) {
     return (x.as_unsigned() >> Lo).template resize<Len>();
 }
 
-/// Any bit set (N-1 ANDs); false for N == 0 is not representable, so N >= 1.
+/// Whether any bit is set (N-1 ANDs).
 template <std::size_t N, bool S>
 secure_bit any_bit(const secure_integer<N, S>& x) {
     return x != 0;
