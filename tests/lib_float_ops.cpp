@@ -1,13 +1,21 @@
 // lib/float: classification, comparisons, min/max, sign operations and
-// conversions of secure_float, checked bit for bit against the CPU (SSE/AVX
-// intrinsics) or C++ where it defines the result exactly: every pair of a
-// list of special values, plus random sweeps in plaintext (64 sets per pass),
-// exact AND counts, public constants, a streamed run, and garbled two-party
-// runs that must give what plaintext gives.
+// conversions of secure_float (classify.hpp, compare.hpp, sign.hpp,
+// convert.hpp), checked bit for bit against the CPU: CMPSS/CMPSD,
+// MINSS/MAXSS, CVTSI2SS/SD, CVTTSS2SI/CVTTSD2SI, CVTSS2SD, CVTSD2SS, the
+// AVX-512 unsigned conversions (VCVTUSI2SS, VCVTTSS2USI, …, where the build
+// has AVX-512F) and F16C for binary16; <cmath> for classification; libgcc
+// for 128-bit integers; a model of convert.hpp's rule for the truncations
+// no instruction does (8 and 16 bits, 128 bits), itself checked against the
+// instructions at 32 and 64 bits; bfloat16 against its encoding arithmetic.
+// Every pair of a list of special values, plus random sweeps in plaintext (64
+// sets per pass); exact AND counts; public constants; a streamed run cut
+// after almost every operation; garbled two-party runs that must give what
+// plaintext gives.
 //
-// The random sweeps run `sweep` cases per operation and format: 100,000, or
-// 10,000 when TANDEM_SANITIZED is defined (the sanitizer presets). Seeds are
-// fixed and printed on failure.
+// The random sweeps run `sweep` cases per operation, format and width:
+// 100,000, or 10,000 when TANDEM_SANITIZED is defined (the sanitizer
+// presets); the 128-bit ones a tenth of that. binary16 → binary32 and
+// bfloat16 → binary32 are exhaustive. Seeds are fixed and printed on failure.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -412,7 +420,8 @@ std::vector<std::tuple<F>> truncation_inputs(std::uint64_t seed) {
     constexpr std::uint64_t bias = (std::uint64_t{1} << (exponent_bits<F> - 1)) - 1;
     for (std::size_t i = 0; i < sweep; ++i) {
         if (i % 4 == 0)
-            sets.emplace_back(make<F>(g() & 1, bias - 2 + g() % (n + 4), g() & ((std::uint64_t{1} << fraction_bits<F>) - 1)));
+            sets.emplace_back(
+                make<F>(g() & 1, bias - 2 + g() % (n + 4), g() & ((std::uint64_t{1} << fraction_bits<F>) - 1)));
         else
             sets.emplace_back(random_float<F>(g));
     }
@@ -497,12 +506,14 @@ TEST_CASE("lib.float.f64_to_f32") {
         case 2: {  // ties and near-ties: the 29 bits rounded off are 1000…0 ± 1
             const std::uint64_t tie = std::uint64_t{1} << 28;
             const std::uint64_t low = tie + static_cast<std::uint64_t>(static_cast<std::int64_t>(g() % 3) - 1);
-            sets.emplace_back(make<double>(g() & 1, 1023 - 152 + g() % 284, (g() & frac_mask & ~((tie << 1) - 1)) | low));
+            const std::uint64_t high = g() & frac_mask & ~((tie << 1) - 1);
+            sets.emplace_back(make<double>(g() & 1, 1023 - 152 + g() % 284, high | low));
             break;
         }
         default: {  // binary32 subnormal range with ties at every position
             const int shift = int(g() % 30);
-            const std::uint64_t f = (g() & frac_mask) >> shift << shift | (std::uint64_t{1} << (shift > 0 ? shift - 1 : 0));
+            const std::uint64_t f =
+                (g() & frac_mask) >> shift << shift | (std::uint64_t{1} << (shift > 0 ? shift - 1 : 0));
             sets.emplace_back(make<double>(g() & 1, 1023 - 150 + g() % 25, f & frac_mask));
         }
         }
@@ -759,7 +770,8 @@ TEST_CASE("lib.float.bfloat16") {
     const auto got_up = up.eval_plain_batch(all);
     for (std::uint32_t h = 0; h < 0x10000; ++h) {
         INFO("bfloat16 0x" << std::hex << h);
-        if (bits(got_up[h]) != bf16_to_f32_bits(static_cast<std::uint16_t>(h))) CHECK(bits(got_up[h]) == bf16_to_f32_bits(static_cast<std::uint16_t>(h)));
+        const std::uint32_t want = bf16_to_f32_bits(static_cast<std::uint16_t>(h));
+        if (bits(got_up[h]) != want) CHECK(bits(got_up[h]) == want);
     }
     const auto down = tandem::compile([](secure_f32 x) { return tandem::convert<secure_bf16>(x); },
                                       input<party::alice, secure_f32>);
@@ -853,7 +865,8 @@ TEST_CASE("lib.float.int128") {
         values.push_back(r >> (g() % 128));
     }
     std::vector<std::tuple<int128, uint128>> sets;
-    for (std::size_t k = 0; k < values.size(); ++k) sets.emplace_back(static_cast<int128>(values[k]), values[(k * 7) % values.size()]);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        sets.emplace_back(static_cast<int128>(values[k]), values[(k * 7) % values.size()]);
     const auto got = to_float.eval_plain_batch(sets);
     for (std::size_t k = 0; k < sets.size(); ++k) {
         const int128 i = std::get<0>(sets[k]);
@@ -862,8 +875,9 @@ TEST_CASE("lib.float.int128") {
                                      bits(static_cast<float>(u)), bits(static_cast<double>(u))};
         const auto have = std::tuple{bits(std::get<0>(got[k])), bits(std::get<1>(got[k])), bits(std::get<2>(got[k])),
                                      bits(std::get<3>(got[k]))};
-        INFO("seed " << seed << ", case " << k << ": i = 0x" << std::hex << static_cast<std::uint64_t>(static_cast<uint128>(i) >> 64)
-                     << "_" << static_cast<std::uint64_t>(i) << ", u = 0x" << static_cast<std::uint64_t>(u >> 64) << "_"
+        const auto iu = static_cast<uint128>(i);
+        INFO("seed " << seed << ", case " << k << ": i = 0x" << std::hex << static_cast<std::uint64_t>(iu >> 64) << "_"
+                     << static_cast<std::uint64_t>(iu) << ", u = 0x" << static_cast<std::uint64_t>(u >> 64) << "_"
                      << static_cast<std::uint64_t>(u));
         CHECK(have == want);
     }

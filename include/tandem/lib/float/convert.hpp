@@ -99,8 +99,9 @@ secure_float<E, M> int_to_float(const secure_integer<N, S>& x) {
     if constexpr (top + 1 < (std::uint64_t{1} << E) - 1) {
         return secure_float<E, M>::from_bits(r.bits);  // cannot overflow
     } else {
-        const secure_uint<1 + E + M> inf = secure_uint<1 + E + M>((std::uint64_t{1} << E) - 1) << M;
-        return secure_float<E, M>::from_bits(select(r.overflow, inf | (to_uint(sign).template resize<1 + E + M>() << (E + M)), r.bits));
+        secure_uint<1 + E + M> inf = secure_uint<1 + E + M>((std::uint64_t{1} << E) - 1) << M;
+        inf.set_bit(E + M, sign);
+        return secure_float<E, M>::from_bits(select(r.overflow, inf, r.bits));
     }
 }
 
@@ -140,7 +141,8 @@ secure_integer<N, S> float_to_int(const secure_float<E, M>& x) {
         w.set_bit(N - 1 - i, select(keep, f, fill));
     }
     // Shift right by top - e (mod 2^K; exact whenever keep), 0 when invalid.
-    const secure_uint<E + 1> amount_wide = secure_uint<E + 1>(top % (std::uint64_t{1} << (E + 1))) - e.template resize<E + 1>();
+    const secure_uint<E + 1> amount_wide =
+        secure_uint<E + 1>(top % (std::uint64_t{1} << (E + 1))) - e.template resize<E + 1>();
     const secure_uint<K> amount = amount_wide.template resize<K>() & broadcast<K>(!invalid);
     const secure_uint<N> magnitude = w >> amount;
     if constexpr (!S && fill_window) return magnitude;
