@@ -634,8 +634,11 @@ void sweep_small(std::uint64_t seed, std::size_t count) {
 }  // namespace
 
 TEST_CASE("lib.float.other_formats") {
-    // The operations are generic in E and M: binary16 and bfloat16 against a
-    // double-based reference.
+    // The operations are generic in E and M: binary16, bfloat16 and two odd
+    // formats against a double-based reference.
     sweep_small<5, 10>(601, 200000 / sweep_scale);
     sweep_small<8, 7>(602, 200000 / sweep_scale);
+    sweep_small<3, 20>(603, 100000 / sweep_scale);  // few exponent bits, many fraction bits
+    sweep_small<4, 3>(604, 100000 / sweep_scale);   // 8 bits: most pairs occur
+    sweep_small<2, 5>(605, 50000 / sweep_scale);    // the smallest exponent: bias 1
 }

@@ -1,13 +1,21 @@
 // lib/float: classification, comparisons, min/max, sign operations and
-// conversions of secure_float, checked bit for bit against the CPU (SSE/AVX
-// intrinsics) or C++ where it defines the result exactly: every pair of a
-// list of special values, plus random sweeps in plaintext (64 sets per pass),
-// exact AND counts, public constants, a streamed run, and garbled two-party
-// runs that must give what plaintext gives.
+// conversions of secure_float (classify.hpp, compare.hpp, sign.hpp,
+// convert.hpp), checked bit for bit against the CPU: CMPSS/CMPSD,
+// MINSS/MAXSS, CVTSI2SS/SD, CVTTSS2SI/CVTTSD2SI, CVTSS2SD, CVTSD2SS, the
+// AVX-512 unsigned conversions (VCVTUSI2SS, VCVTTSS2USI, …, where the build
+// has AVX-512F) and F16C for binary16; <cmath> for classification; libgcc
+// for 128-bit integers; a model of convert.hpp's rule for the truncations
+// no instruction does (8 and 16 bits, 128 bits), itself checked against the
+// instructions at 32 and 64 bits; bfloat16 against its encoding arithmetic.
+// Every pair of a list of special values, plus random sweeps in plaintext (64
+// sets per pass); exact AND counts; public constants; a streamed run cut
+// after almost every operation; garbled two-party runs that must give what
+// plaintext gives.
 //
-// The random sweeps run `sweep` cases per operation and format: 100,000, or
-// 10,000 when TANDEM_SANITIZED is defined (the sanitizer presets). Seeds are
-// fixed and printed on failure.
+// The random sweeps run `sweep` cases per operation, format and width:
+// 100,000, or 10,000 when TANDEM_SANITIZED is defined (the sanitizer
+// presets); the 128-bit ones a tenth of that. binary16 → binary32 and
+// bfloat16 → binary32 are exhaustive. Seeds are fixed and printed on failure.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -237,6 +245,29 @@ auto min_max_sign_circuit() {
 }
 
 template <class SF>
+auto fmin_fmax_circuit() {
+    return tandem::compile([](SF a, SF b) { return std::tuple{fmin(a, b), fmax(a, b)}; }, input<party::alice, SF>,
+                           input<party::bob, SF>);
+}
+
+/// IEEE 754-2019 minimumNumber / maximumNumber (§9.6), by the total order's
+/// key; two NaNs give a, quieted.
+template <class F>
+F model_min_max_number(F a, F b, bool larger) {
+    using U = bits_of<F>;
+    constexpr U sign = U(1) << (sizeof(F) * 8 - 1);
+    if (std::isnan(a) && std::isnan(b)) return std::bit_cast<F>(U(bits(a) | (U(1) << (fraction_bits<F> - 1))));
+    if (std::isnan(a)) return b;
+    if (std::isnan(b)) return a;
+    const auto key = [](F x) { return (bits(x) & sign) != 0 ? U(~bits(x)) : U(bits(x) | sign); };
+    const bool a_first = larger ? key(b) < key(a) : key(a) < key(b);
+    return a_first ? a : b;
+}
+
+bool is_signalling(float x) { return std::isnan(x) && (bits(x) & 0x00400000u) == 0; }
+bool is_signalling(double x) { return std::isnan(x) && (bits(x) & (std::uint64_t{1} << 51)) == 0; }
+
+template <class SF>
 auto classify_circuit() {
     return tandem::compile(
         [](SF a) {
@@ -278,6 +309,7 @@ void check_compare() {
     }
     const auto got = c.eval_plain_batch(sets);
     const auto got_m = m.eval_plain_batch(sets);
+    const auto got_f = fmin_fmax_circuit<SF>().eval_plain_batch(sets);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < sets.size() && bad < 10; ++i) {
         const F a = std::get<0>(sets[i]), b = std::get<1>(sets[i]);
@@ -294,6 +326,15 @@ void check_compare() {
                      << bits(b) << ")");
         CHECK(got[i] == want);
         CHECK(have_m == want_m);
+        // fmin/fmax: the model everywhere; glibc's fmin/fmax where C fixes the
+        // result (not ±0 against ∓0, no signalling NaN, not two NaNs).
+        const auto have_f = std::tuple{bits(std::get<0>(got_f[i])), bits(std::get<1>(got_f[i]))};
+        const auto want_f = std::tuple{bits(model_min_max_number(a, b, false)), bits(model_min_max_number(a, b, true))};
+        if (have_f != want_f) ++bad;
+        CHECK(have_f == want_f);
+        const bool c_defined = !(a == 0 && b == 0) && !is_signalling(a) && !is_signalling(b) &&
+                               !(std::isnan(a) && std::isnan(b));
+        if (c_defined) CHECK(have_f == std::tuple{bits(std::fmin(a, b)), bits(std::fmax(a, b))});
     }
 }
 
@@ -412,7 +453,8 @@ std::vector<std::tuple<F>> truncation_inputs(std::uint64_t seed) {
     constexpr std::uint64_t bias = (std::uint64_t{1} << (exponent_bits<F> - 1)) - 1;
     for (std::size_t i = 0; i < sweep; ++i) {
         if (i % 4 == 0)
-            sets.emplace_back(make<F>(g() & 1, bias - 2 + g() % (n + 4), g() & ((std::uint64_t{1} << fraction_bits<F>) - 1)));
+            sets.emplace_back(
+                make<F>(g() & 1, bias - 2 + g() % (n + 4), g() & ((std::uint64_t{1} << fraction_bits<F>) - 1)));
         else
             sets.emplace_back(random_float<F>(g));
     }
@@ -497,12 +539,14 @@ TEST_CASE("lib.float.f64_to_f32") {
         case 2: {  // ties and near-ties: the 29 bits rounded off are 1000…0 ± 1
             const std::uint64_t tie = std::uint64_t{1} << 28;
             const std::uint64_t low = tie + static_cast<std::uint64_t>(static_cast<std::int64_t>(g() % 3) - 1);
-            sets.emplace_back(make<double>(g() & 1, 1023 - 152 + g() % 284, (g() & frac_mask & ~((tie << 1) - 1)) | low));
+            const std::uint64_t high = g() & frac_mask & ~((tie << 1) - 1);
+            sets.emplace_back(make<double>(g() & 1, 1023 - 152 + g() % 284, high | low));
             break;
         }
         default: {  // binary32 subnormal range with ties at every position
             const int shift = int(g() % 30);
-            const std::uint64_t f = (g() & frac_mask) >> shift << shift | (std::uint64_t{1} << (shift > 0 ? shift - 1 : 0));
+            const std::uint64_t f =
+                (g() & frac_mask) >> shift << shift | (std::uint64_t{1} << (shift > 0 ? shift - 1 : 0));
             sets.emplace_back(make<double>(g() & 1, 1023 - 150 + g() % 25, f & frac_mask));
         }
         }
@@ -524,7 +568,7 @@ namespace {
 
 template <class SF>
 void check_counts(std::size_t nan_like, std::size_t finite, std::size_t normal, std::size_t less, std::size_t equal,
-                  std::size_t unordered, std::size_t min_max) {
+                  std::size_t unordered, std::size_t min_max, std::size_t min_max_number) {
     CHECK(ands1<SF>([](SF a) { return isnan(a); }) == nan_like);
     CHECK(ands1<SF>([](SF a) { return isinf(a); }) == nan_like);
     CHECK(ands1<SF>([](SF a) { return is_zero(a); }) == nan_like);
@@ -542,6 +586,8 @@ void check_counts(std::size_t nan_like, std::size_t finite, std::size_t normal, 
     CHECK(ands2<SF>([](SF a, SF b) { return isunordered(a, b); }) == unordered);
     CHECK(ands2<SF>([](SF a, SF b) { return tandem::min(a, b); }) == min_max);
     CHECK(ands2<SF>([](SF a, SF b) { return tandem::max(a, b); }) == min_max);
+    CHECK(ands2<SF>([](SF a, SF b) { return fmin(a, b); }) == min_max_number);
+    CHECK(ands2<SF>([](SF a, SF b) { return fmax(a, b); }) == min_max_number);
     CHECK(ands2<SF>([](SF a, SF b) { return std::tuple{abs(a), -a, copysign(a, b)}; }) == 0);
 }
 
@@ -560,8 +606,8 @@ void check_conversion_counts(std::size_t to_f32, std::size_t to_f64, std::size_t
 
 TEST_CASE("lib.float.and_counts") {
     // The figures in classify.hpp, compare.hpp and convert.hpp.
-    check_counts<secure_f32>(30, 7, 11, 99, 66, 61, 131);
-    check_counts<secure_f64>(62, 10, 16, 197, 132, 125, 261);
+    check_counts<secure_f32>(30, 7, 11, 99, 66, 61, 131, 128);
+    check_counts<secure_f64>(62, 10, 16, 197, 132, 125, 261, 256);
     check_conversion_counts<8, true>(45, 48, 56, 62);
     check_conversion_counts<8, false>(38, 41, 53, 59);
     check_conversion_counts<16, true>(101, 104, 114, 120);
@@ -570,6 +616,8 @@ TEST_CASE("lib.float.and_counts") {
     check_conversion_counts<32, false>(236, 201, 217, 223);
     check_conversion_counts<64, true>(587, 593, 351, 507);
     check_conversion_counts<64, false>(524, 530, 355, 481);
+    check_conversion_counts<128, true>(1329, 1297, 568, 777);
+    check_conversion_counts<128, false>(1202, 1170, 572, 781);
     CHECK(ands1<secure_f32>([](secure_f32 x) { return tandem::convert<secure_f64>(x); }) == 212);
     CHECK(ands1<secure_f64>([](secure_f64 x) { return tandem::convert<secure_f32>(x); }) == 412);
     CHECK(ands1<secure_f32>([](secure_f32 x) { return tandem::convert<secure_f32>(x); }) == 0);
@@ -618,6 +666,8 @@ auto mixed_ops(const secure_f32& a, const secure_f32& b, const secure_int<32>& i
                       a >= b,
                       tandem::min(a, b),
                       tandem::max(a, b),
+                      fmin(a, b),
+                      fmax(a, 2.0f),
                       tandem::convert<secure_f32>(i),
                       tandem::convert<secure_int<32>>(b),
                       wide,
@@ -757,7 +807,8 @@ TEST_CASE("lib.float.bfloat16") {
     const auto got_up = up.eval_plain_batch(all);
     for (std::uint32_t h = 0; h < 0x10000; ++h) {
         INFO("bfloat16 0x" << std::hex << h);
-        if (bits(got_up[h]) != bf16_to_f32_bits(static_cast<std::uint16_t>(h))) CHECK(bits(got_up[h]) == bf16_to_f32_bits(static_cast<std::uint16_t>(h)));
+        const std::uint32_t want = bf16_to_f32_bits(static_cast<std::uint16_t>(h));
+        if (bits(got_up[h]) != want) CHECK(bits(got_up[h]) == want);
     }
     const auto down = tandem::compile([](secure_f32 x) { return tandem::convert<secure_bf16>(x); },
                                       input<party::alice, secure_f32>);
@@ -811,3 +862,93 @@ TEST_CASE("lib.float.binary16") {
     CHECK(ands_of(down) == 206);
 }
 #endif
+
+// ---- 128-bit integers (the overflow of int → binary32) ---------------------------------
+
+namespace {
+using tandem::int128;
+using tandem::uint128;
+
+/// The convert.hpp rule for 128 bits: truncate; NaN or out of range gives
+/// the indefinite value (signed: 2^127 as a bit pattern; unsigned: all ones).
+template <bool Signed, class F>
+uint128 model_truncate_128(F x) {
+    const uint128 indefinite = Signed ? uint128{1} << 127 : ~uint128{0};
+    if (std::isnan(x)) return indefinite;
+    const long double t = std::trunc(static_cast<long double>(x));  // exact: 64 significant bits
+    const long double lo = Signed ? -std::ldexp(1.0L, 127) : 0.0L, hi = std::ldexp(1.0L, Signed ? 127 : 128);
+    if (!(t >= lo && t < hi)) return indefinite;
+    if (t < 0) return ~static_cast<uint128>(-t) + 1;
+    return static_cast<uint128>(t);
+}
+}  // namespace
+
+TEST_CASE("lib.float.int128") {
+    // libgcc's __floattisf & co. round to nearest even: the reference here.
+    const auto to_float = tandem::compile(
+        [](const secure_int<128>& i, const secure_uint<128>& u) {
+            return std::tuple{tandem::convert<secure_f32>(i), tandem::convert<secure_f64>(i),
+                              tandem::convert<secure_f32>(u), tandem::convert<secure_f64>(u)};
+        },
+        input<party::alice, secure_int<128>>, input<party::bob, secure_uint<128>>);
+    std::vector<uint128> values{0, 1, ~uint128{0}, uint128{1} << 127, (uint128{1} << 127) - 1, (uint128{1} << 127) + 1};
+    for (int p : {24, 53, 64, 103, 104, 127})
+        for (int d : {-1, 0, 1})  // 2^128 - 2^103 is the tie between binary32's largest and 2^128 (→ ∞)
+            values.push_back(~(uint128{1} << p) + 1 + static_cast<uint128>(static_cast<int128>(d)));
+    const std::uint64_t seed = 0x128;
+    std::mt19937_64 g(seed);
+    for (std::size_t i = 0; i < sweep / 10; ++i) {
+        const uint128 r = (uint128{g()} << 64) | g();
+        values.push_back(r >> (g() % 128));
+    }
+    std::vector<std::tuple<int128, uint128>> sets;
+    for (std::size_t k = 0; k < values.size(); ++k)
+        sets.emplace_back(static_cast<int128>(values[k]), values[(k * 7) % values.size()]);
+    const auto got = to_float.eval_plain_batch(sets);
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+        const int128 i = std::get<0>(sets[k]);
+        const uint128 u = std::get<1>(sets[k]);
+        const auto want = std::tuple{bits(static_cast<float>(i)), bits(static_cast<double>(i)),
+                                     bits(static_cast<float>(u)), bits(static_cast<double>(u))};
+        const auto have = std::tuple{bits(std::get<0>(got[k])), bits(std::get<1>(got[k])), bits(std::get<2>(got[k])),
+                                     bits(std::get<3>(got[k]))};
+        const auto iu = static_cast<uint128>(i);
+        INFO("seed " << seed << ", case " << k << ": i = 0x" << std::hex << static_cast<std::uint64_t>(iu >> 64) << "_"
+                     << static_cast<std::uint64_t>(iu) << ", u = 0x" << static_cast<std::uint64_t>(u >> 64) << "_"
+                     << static_cast<std::uint64_t>(u));
+        CHECK(have == want);
+    }
+    CHECK(bits(std::get<2>(to_float.eval_plain(0, ~uint128{0}))) == bits(INFINITY));
+
+    const auto from_float = tandem::compile(
+        [](const secure_f32& f, const secure_f64& d) {
+            return std::tuple{tandem::convert<secure_int<128>>(f), tandem::convert<secure_uint<128>>(f),
+                              tandem::convert<secure_int<128>>(d), tandem::convert<secure_uint<128>>(d)};
+        },
+        input<party::alice, secure_f32>, input<party::bob, secure_f64>);
+    std::vector<std::tuple<float, double>> fsets;
+    const auto sf = specials<float>();
+    const auto sd = specials<double>();
+    for (std::size_t k = 0; k < sf.size(); ++k) fsets.emplace_back(sf[k], sd[k]);
+    for (int p : {126, 127, 128})
+        for (float s : {1.0f, -1.0f}) {
+            const float f = std::ldexp(s, p);
+            const double d = std::ldexp(double(s), p);
+            fsets.emplace_back(f, d);
+            fsets.emplace_back(std::nextafter(f, 0.0f), std::nextafter(d, 0.0));
+        }
+    for (std::size_t i = 0; i < sweep / 10; ++i)
+        fsets.emplace_back(make<float>(g() & 1, 127 + g() % 131, g() & 0x7fffff),
+                           make<double>(g() & 1, 1023 + g() % 131, g() & ((std::uint64_t{1} << 52) - 1)));
+    const auto fgot = from_float.eval_plain_batch(fsets);
+    for (std::size_t k = 0; k < fsets.size(); ++k) {
+        const float f = std::get<0>(fsets[k]);
+        const double d = std::get<1>(fsets[k]);
+        const auto want = std::tuple{model_truncate_128<true>(f), model_truncate_128<false>(f),
+                                     model_truncate_128<true>(d), model_truncate_128<false>(d)};
+        const auto have = std::tuple{static_cast<uint128>(std::get<0>(fgot[k])), std::get<1>(fgot[k]),
+                                     static_cast<uint128>(std::get<2>(fgot[k])), std::get<3>(fgot[k])};
+        INFO("seed " << seed << ", case " << k << ": " << std::hexfloat << f << ", " << d);
+        CHECK(have == want);
+    }
+}

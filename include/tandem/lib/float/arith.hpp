@@ -25,7 +25,8 @@
 //            underflow come out subnormal without a second shift), rounding.
 //   mul:     a subnormal significand normalised by a leading-zero shifter
 //            (one only: the operands are ordered so that a subnormal comes
-//            first, as two subnormals give ±0 anyway), the full (M+1)×(M+1)
+//            first; two subnormals multiply below the normal range, where the
+//            rounding's shift places any product), the full (M+1)×(M+1)
 //            product (dsl/multiply.hpp: Karatsuba, 983 ANDs for 24 bits,
 //            3,895 for 53), the low half folded into a sticky bit, rounding
 //            with gradual underflow (a jammed right shift).
@@ -35,9 +36,9 @@
 //            the remainder's non-zeroness as the sticky bit.
 //   sqrt:    the normalised significand, doubled for an odd exponent, and the
 //            restoring digit-by-digit square root (one bit of root per step,
-//            a subtraction and a selection as wide as the partial root): the
-//            exact midpoint never occurs for a square root, so the round bit
-//            alone decides rounding and no sticky bit is needed.
+//            a subtraction and a selection as wide as the partial root): a
+//            normal result is never an exact midpoint, so the round bit alone
+//            decides rounding and no remainder test is needed.
 // AND counts (asserted in tests/lib_float.cpp; EMP's binary32 counts, the
 // anchors, in brackets):
 //                binary32    binary64
@@ -53,6 +54,7 @@
 #include <tandem/lib/float/round.hpp>
 #include <tandem/lib/float/type.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <concepts>
 #include <cstddef>
@@ -64,10 +66,11 @@ namespace tandem {
 
 namespace detail {
 
-/// Exponent width of intermediate results: room for the sum or difference of
-/// two exponents and for subnormals normalised below the range.
-template <std::size_t E>
-inline constexpr std::size_t wide_exponent_bits = E + 2;
+/// Exponent width of intermediate results (signed): room for the sum or
+/// difference of two exponents (2^(E+1) in magnitude) and for subnormals
+/// normalised up to 2(M+1) places below the range.
+template <std::size_t E, std::size_t M>
+inline constexpr std::size_t wide_exponent_bits = std::max(E + 2, std::size_t(std::bit_width(M)) + 4);
 
 /// Amounts 0..N-1 (the shifts a leading-zero normalisation of N bits needs).
 template <std::size_t N>
@@ -138,11 +141,11 @@ secure_uint<2 * N> full_product(const secure_uint<N>& a, const secure_uint<N>& b
 template <std::size_t E, std::size_t M>
 struct normal_form {
     secure_uint<M + 1> significand;
-    secure_int<wide_exponent_bits<E>> exponent;
+    secure_int<wide_exponent_bits<E, M>> exponent;
 };
 template <std::size_t E, std::size_t M>
 normal_form<E, M> normal_form_of(const float_parts<E, M>& p) {
-    constexpr std::size_t EW = wide_exponent_bits<E>;
+    constexpr std::size_t EW = wide_exponent_bits<E, M>;
     const normalized<M + 1> n = normalize(p.significand());
     return {n.significand,
             p.effective_exponent().template resize<EW>().as_signed() - n.shift.template resize<EW>().as_signed()};
@@ -180,7 +183,7 @@ secure_uint<1 + E + M> resolve(const float_parts<E, M>& a, const float_parts<E, 
 /// a + b, or a - b when `subtract`.
 template <std::size_t E, std::size_t M>
 secure_float<E, M> add(const secure_float<E, M>& a, const secure_float<E, M>& b, bool subtract) {
-    constexpr std::size_t EW = wide_exponent_bits<E>;
+    constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::size_t G = 3;          // guard, round and sticky places for the alignment
     constexpr std::size_t N = M + 1 + G;  // aligned significands
     const float_parts<E, M> pa = unpack(a), pb = unpack(b);
@@ -234,14 +237,16 @@ secure_float<E, M> add(const secure_float<E, M>& a, const secure_float<E, M>& b,
 template <std::size_t E, std::size_t M>
 secure_float<E, M> multiply(const secure_float<E, M>& a, const secure_float<E, M>& b) {
     static_assert(M >= 3, "secure_float multiplication needs at least 3 fraction bits");
-    constexpr std::size_t EW = wide_exponent_bits<E>;
+    constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
     const float_parts<E, M> pa = unpack(a), pb = unpack(b);
     const secure_bit sign = pa.sign ^ pb.sign;
-    // Only a subnormal operand needs normalising, and when both are subnormal
-    // the product is far below the smallest subnormal and rounds to ±0 however
-    // its bits lie. So b goes first when it is subnormal (a swap, one AND per
-    // bit) and only the first operand is normalised.
+    // Only a subnormal operand needs normalising: when both are subnormal the
+    // product lies below the normal range (its exponent e <= 2 - bias, and
+    // e == 1 only for E = 2), so the rounding's denormalising shift places it
+    // whatever the position of its leading bit (the kept window below holds
+    // every bit above the round position exactly). So b goes first when it is
+    // subnormal (a swap, one AND per bit) and only the first is normalised.
     const secure_bit swap = pb.exponent_zero;
     const secure_uint<M + 1> sa = pa.significand(), sb = pb.significand();
     const secure_uint<M + 1> ts = (sa ^ sb) & broadcast<M + 1>(swap);
@@ -275,7 +280,7 @@ secure_float<E, M> multiply(const secure_float<E, M>& a, const secure_float<E, M
 /// a / b.
 template <std::size_t E, std::size_t M>
 secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    constexpr std::size_t EW = wide_exponent_bits<E>;
+    constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
     constexpr std::size_t R = M + 3;  // the partial remainder, two's complement
     const float_parts<E, M> pa = unpack(a), pb = unpack(b);
@@ -316,12 +321,54 @@ secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>&
     return secure_float<E, M>::from_bits(resolve(pa, &pb, f, rd.bits));
 }
 
+/// floor(sqrt(x · 2^D)) for a D-bit x (a 2D-bit radicand whose low half is
+/// public zeros), D bits, above one more bit: whether the remainder is non-zero
+/// (a public 1 unless `want_inexact`). One value, so that a streamed run cannot
+/// cut between two made from the same raw wires.
+/// Restoring digit-by-digit square root (e.g. Parhami, Computer Arithmetic,
+/// §21.2): bring down two radicand bits, try subtracting 4·root + 1, keep the
+/// difference and append a 1 to the root when it fits. After j steps the
+/// remainder is at most 2·root (j+1 bits), so step j works on j+3 bits:
+/// a j+3-bit subtraction with borrow and a j+2-bit selection: at most
+/// D² + 3D - 1 ANDs (the last step selects only when the remainder is wanted),
+/// fewer as the radicand's low half is public: 612 for D = 25, 2,890 for D = 54.
+template <std::size_t D>
+secure_uint<D + 1> digit_square_root(const secure_uint<D>& x, bool want_inexact) {
+    const std::uint32_t o = result_owner(x.owner());
+    builder& bld = builder_for(o);
+    std::vector<wire_ref> in(2 * D, false_ref);
+    for (std::size_t i = 0; i < D; ++i) in[D + i] = x.bits()[i];
+    std::vector<wire_ref> rem(D + 2, false_ref), trial(D + 2, false_ref), diff(D + 2);
+    typename secure_uint<D + 1>::bits_type out;  // the root in bits 1..D, filled from the top
+    wire_ref* root = out.data() + 1;
+    for (std::size_t j = 0; j < D; ++j) {
+        const std::size_t w = j + 3;
+        for (std::size_t i = w - 1; i >= 2; --i) rem[i] = rem[i - 2];
+        rem[1] = in[2 * (D - 1 - j) + 1];
+        rem[0] = in[2 * (D - 1 - j)];
+        trial[0] = true_ref;  // 4·root + 1; the root so far is bits D-j..D-1 of `root`
+        trial[1] = false_ref;
+        for (std::size_t i = 0; i < j; ++i) trial[2 + i] = root[D - j + i];
+        const wire_ref fits = sub(bld, bits_in(rem).first(w), bits_in(trial).first(w), bits_out(diff).first(w), true);
+        if (j + 1 < D || want_inexact) {
+            mux(bld, fits, bits_in(diff).first(w - 1), bits_in(rem).first(w - 1), bits_out(rem).first(w - 1));
+            rem[w - 1] = false_ref;
+        }
+        root[D - 1 - j] = fits;
+    }
+    out[0] = want_inexact ? or_all(bld, bits_in(rem).first(D + 1)) : true_ref;
+    return {out, o};
+}
+
 /// Square root of x.
 template <std::size_t E, std::size_t M>
 secure_float<E, M> square_root(const secure_float<E, M>& x) {
-    constexpr std::size_t EW = wide_exponent_bits<E>;
+    constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
     constexpr std::size_t D = M + 2;  // root digits: M+1 significand bits and the round bit
+    // The root of the smallest subnormal, 2^((1 - bias - M) / 2), is normal
+    // unless bias <= M (not in the IEEE formats, whose bias is far larger).
+    constexpr bool subnormal_results = bias <= std::int64_t(M);
     const float_parts<E, M> p = unpack(x);
     const normal_form<E, M> n = normal_form_of(p);
 
@@ -329,38 +376,18 @@ secure_float<E, M> square_root(const secure_float<E, M>& x) {
     // odd one (the bias is odd, so e - bias is odd when e is even).
     const secure_bit odd = !n.exponent[0];
     const secure_uint<D> x0 = n.significand.template resize<D>();
-    const secure_uint<D> radicand_high = select(odd, x0 << 1, x0);  // X in [2^M, 2^(M+2))
-    // Root of X · 2^D (2D bits, the low D public zeros): D bits in [2^(M+1), 2^(M+2)).
-    // Digit-by-digit (restoring) square root: bring down two bits, try
-    // subtracting 4·root + 1, keep the difference and append a 1 when it fits.
-    const std::uint32_t o = radicand_high.owner();
-    builder& bld = builder_for(o);
-    std::vector<wire_ref> in(2 * D, false_ref);
-    for (std::size_t i = 0; i < D; ++i) in[D + i] = radicand_high.bits()[i];
-    std::vector<wire_ref> rem(D + 2, false_ref), trial(D + 2, false_ref), diff(D + 2), root;  // root: LSB first
-    for (std::size_t j = 0; j < D; ++j) {
-        const std::size_t w = j + 3;  // the remainder with the next two bits fits in j+3 bits
-        for (std::size_t i = w - 1; i >= 2; --i) rem[i] = rem[i - 2];
-        rem[1] = in[2 * (D - 1 - j) + 1];
-        rem[0] = in[2 * (D - 1 - j)];
-        trial[0] = true_ref;
-        trial[1] = false_ref;
-        for (std::size_t i = 0; i < root.size(); ++i) trial[2 + i] = root[i];
-        const wire_ref fits = sub(bld, bits_in(rem).first(w), bits_in(trial).first(w), bits_out(diff).first(w), true);
-        if (j + 1 < D)  // the new remainder is at most 2·root, j+2 bits
-        {
-            mux(bld, fits, bits_in(diff).first(w - 1), bits_in(rem).first(w - 1), bits_out(rem).first(w - 1));
-            rem[w - 1] = false_ref;
-        }
-        root.insert(root.begin(), fits);
-    }
-    typename secure_uint<D + 1>::bits_type sig_bits;
-    sig_bits[0] = true_ref;  // sticky: never an exact midpoint (see the header comment)
-    for (std::size_t i = 0; i < D; ++i) sig_bits[1 + i] = root[i];
-    const secure_uint<M + 3> sig(sig_bits, o);
+    const secure_uint<D> radicand = select(odd, x0 << 1, x0);  // X in [2^M, 2^(M+2))
+    // sqrt(X · 2^D) has D bits and lies in [2^(M+1), 2^(M+2)). A normal result is
+    // never an exact midpoint (a D-bit root with its last bit set squares to an
+    // odd number, but X · 2^D is even), so the round bit alone decides and the
+    // sticky bit may be a public 1; a subnormal one is rounded further up, where
+    // exact ties occur and the remainder counts.
+    const secure_uint<M + 3> sig = digit_square_root(radicand, subnormal_results);
     // Result exponent: floor((e - bias) / 2) + bias = floor((e + bias) / 2).
     const secure_int<EW> e = (n.exponent + bias) >> 1;
-    const rounded<E, M> r = round_pack_normalized<E, M, 2>(false, e, sig);
+    rounded<E, M> r;
+    if constexpr (subnormal_results) r = round_pack<E, M, 2>(false, e, sig);
+    else r = round_pack_normalized<E, M, 2>(false, e, sig);
 
     special_flags f;
     const secure_bit negative = p.sign & !p.is_zero() & !p.is_nan();

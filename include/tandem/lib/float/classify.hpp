@@ -6,19 +6,20 @@
 // `using std::isnan;` works for secure_float too (argument-dependent lookup).
 // C23's issubnormal, iszero and issignaling are macros or templates in
 // glibc's <math.h>, which would capture those names, so they are spelled
-// is_subnormal, is_zero, is_signaling. Each reads the
-// IEEE-754 encoding (IEEE 754-2019 §3.4): exponent all ones is ∞ (fraction
-// zero) or NaN (fraction non-zero); exponent zero is ±0 (fraction zero) or a
-// subnormal; a NaN is signalling when the fraction's top bit is clear
-// (§6.2.1, as x86-64 and every current CPU read it).
+// is_subnormal, is_zero, is_signaling.
+//
+// Each reads the IEEE-754 encoding (IEEE 754-2019 §3.4): exponent all ones is
+// ∞ (fraction zero) or NaN (fraction non-zero); exponent zero is ±0 (fraction
+// zero) or a subnormal; a NaN is signalling when the fraction's top bit is
+// clear (§6.2.1 recommends it; x86-64 reads it so).
 //
 // AND gates, E exponent and M fraction bits (binary32: E = 8, M = 23; binary64:
 // E = 11, M = 52), asserted in tests/lib_float_ops.cpp:
 //   signbit                              0
 //   isfinite                             E - 1            ( 7 / 10)
 //   isnormal                             P(E) + 1         (11 / 16)
-//   isnan, isinf, is_zero, is_subnormal,
-//   is_signaling                          E + M - 1        (30 / 62)
+//   isnan, isinf, is_zero,
+//   is_subnormal, is_signaling           E + M - 1        (30 / 62)
 // where P(E) = ⌊E/2⌋ + 2(⌈E/2⌉ - 1) ANDs give both "exponent all ones" and
 // "exponent all zeros" (10 for E = 8, 15 for E = 11; detail::ones_and_zeros).
 #pragma once

@@ -9,8 +9,13 @@
 //   isunordered(a, b)                      either is a NaN
 //   min(a, b) = a < b ? a : b              MINSS: b when either is a NaN or both are zeros
 //   max(a, b) = a > b ? a : b              MAXSS: likewise b
-// (These min/max are not IEEE minNum or C's fmin, which ignore a NaN operand.)
-// A public constant of the plain type mixes in: x < 1.0f, min(x, 0.0f).
+//   fmin(a, b), fmax(a, b)                 C's fmin/fmax, a NaN operand ignored, with
+//                                          what C leaves open fixed as IEEE 754-2019
+//                                          minimumNumber/maximumNumber (§9.6): -0 < +0,
+//                                          a signalling NaN ignored like a quiet one;
+//                                          two NaNs give a, quieted
+// (So min/max are not fmin/fmax: MINSS does not ignore a NaN.)
+// A public constant of the plain type mixes in: x < 1.0f, min(x, 0.0f), fmax(x, 2.0f).
 //
 // How. An ordered comparison picks which magnitude to compare by the signs
 // (XOR with the sign is free: ~|a| < ~|b| is |b| < |a|), and classifies only
@@ -23,6 +28,9 @@
 //   ==, !=             K + P + M + 2       ( 66 / 132)
 //   isunordered        2(E + M) - 1        ( 61 / 125)
 //   min, max           < plus 1 + E + M    (131 / 261)
+//   fmin, fmax         4K + 4              (128 / 256): the total-order key
+//                      comparison (1 + K), both NaN tests (2(K - 1)), the
+//                      selection (1 + K), 4 to combine
 // Lower bounds: with a's sign bit set and b's clear, a < b is "neither is a
 // NaN and not both are zero", whose algebraic degree over GF(2) is 2K - 1,
 // and a circuit needs at least degree - 1 ANDs (Schnorr, "The multiplicative
@@ -78,6 +86,25 @@ secure_bit ordered_equal(const secure_float<E, M>& a, const secure_float<E, M>& 
     // nothing; a zero (exponent and fraction zero) equals either zero.
     return (float_magnitude(a) == float_magnitude(b)) &
            select(c.frac_nonzero, same_sign & ~c.exp_ones, same_sign | c.exp_zero);
+}
+
+/// fmin (or fmax with `larger`); see the top of the header.
+template <std::size_t E, std::size_t M>
+secure_float<E, M> min_max_number(const secure_float<E, M>& a, const secure_float<E, M>& b, bool larger) {
+    // The total order's key (IEEE 754-2019 §5.10, totalOrder, with NaNs at
+    // the ends): the sign flipped, the magnitude complemented when negative.
+    const auto key = [](const secure_float<E, M>& x) {
+        secure_uint<1 + E + M> k = x.bits() ^ spread_bit<1 + E + M>(x.sign());
+        k.set_bit(E + M, ~x.sign());
+        return k;
+    };
+    const secure_bit a_first = larger ? key(b) < key(a) : key(a) < key(b);
+    const secure_bit nan_a = isnan(a), nan_b = isnan(b);
+    // a when it is not a NaN and b is one or a comes first; a when both are NaNs.
+    const secure_bit pick_a = select(nan_a, nan_b, nan_b | a_first);
+    secure_uint<1 + E + M> r = select(pick_a, a.bits(), b.bits());
+    r.set_bit(M - 1, r[M - 1] | (nan_a & nan_b));  // two NaNs: a, quieted
+    return secure_float<E, M>::from_bits(r);
 }
 
 }  // namespace detail
@@ -140,6 +167,22 @@ detail::common_float_t<A, B> max(const A& a, const B& b) {
     using F = detail::common_float_t<A, B>;
     const F x(a), y(b);
     return F::from_bits(select(y < x, x.bits(), y.bits()));
+}
+
+/// C's fmin with -0 < +0 and signalling NaNs ignored too (IEEE minimumNumber).
+template <class A, class B>
+    requires float_operands<A, B>
+detail::common_float_t<A, B> fmin(const A& a, const B& b) {
+    using F = detail::common_float_t<A, B>;
+    return detail::min_max_number(F(a), F(b), false);
+}
+
+/// C's fmax with -0 < +0 and signalling NaNs ignored too (IEEE maximumNumber).
+template <class A, class B>
+    requires float_operands<A, B>
+detail::common_float_t<A, B> fmax(const A& a, const B& b) {
+    using F = detail::common_float_t<A, B>;
+    return detail::min_max_number(F(a), F(b), true);
 }
 
 }  // namespace tandem
