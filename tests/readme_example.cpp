@@ -1,11 +1,16 @@
 // The README's example, kept compiling and correct.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+#include <tandem/lib/aes.hpp>
+#include <tandem/lib/float.hpp>
+#include <tandem/lib/sort.hpp>
 #include <tandem/tandem.hpp>
 
 #include "../examples/stream_apps.hpp"
 
+#include <array>
 #include <optional>
+#include <span>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -79,4 +84,29 @@ TEST_CASE("readme.stream") {
     bob.join();
     CHECK(std::tie(min2, index2) == std::tie(min, index));
     CHECK(at_bob == std::make_tuple(min, index));
+}
+
+TEST_CASE("readme.standard_library") {
+    // The README's standard-library snippet, inside a compile.
+    const auto c = tandem::compile(
+        [](const std::array<std::tuple<tandem::secure_f32, tandem::secure_uint<16>>, 5>& in,
+           const tandem::lib::aes_key<16>& key, const tandem::lib::aes_block& block) {
+            auto bids = in;
+            using bid = std::tuple<tandem::secure_f32, tandem::secure_uint<16>>;  // price, bidder
+            tandem::stable_sort(std::span<bid>(bids),
+                                [](const bid& a, const bid& b) { return std::get<0>(b) < std::get<0>(a); });
+            auto ciphertext = tandem::lib::aes_encrypt(key, block);  // std::array<secure_uint<8>, 16>
+            return std::tuple{bids, ciphertext};
+        },
+        input<party::alice, std::array<std::tuple<tandem::secure_f32, tandem::secure_uint<16>>, 5>>,
+        input<party::alice, tandem::lib::aes_key<16>>, input<party::bob, tandem::lib::aes_block>);
+    using plain_bid = std::tuple<float, std::uint16_t>;
+    const std::array<plain_bid, 5> bids{plain_bid{2.5f, 0}, {7.0f, 1}, {2.5f, 2}, {-1.0f, 3}, {7.0f, 4}};
+    std::array<std::uint8_t, 16> key{}, block{};
+    for (std::uint8_t i = 0; i < 16; ++i) key[i] = i, block[i] = static_cast<std::uint8_t>(0x11 * i);  // FIPS-197 C.1
+    const auto [sorted, ciphertext] = c.eval_plain(bids, key, block);
+    CHECK(sorted == std::array<plain_bid, 5>{plain_bid{7.0f, 1}, {7.0f, 4}, {2.5f, 0}, {2.5f, 2}, {-1.0f, 3}});
+    const std::array<std::uint8_t, 16> fips{0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30,
+                                            0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4, 0xc5, 0x5a};
+    CHECK(ciphertext == fips);
 }
