@@ -309,3 +309,16 @@ TEST_CASE("plain.nested_arrays_and_bit_arrays") {
     CHECK(sums == std::array<std::int8_t, 3>{3, static_cast<std::int8_t>(200 - 256), -12});
     CHECK(parity == false);
 }
+
+TEST_CASE("plain.bare_secure_bit_result") {
+    // A function returning one secure_bit: eval_plain gives a bool (its
+    // batch is a std::vector<bool>, whose elements are no bool&).
+    const auto c = tandem::compile([](tandem::secure_int<32> a, tandem::secure_int<32> b) { return a < b; },
+                                   tandem::input<tandem::party::alice, tandem::secure_int<32>>,
+                                   tandem::input<tandem::party::bob, tandem::secure_int<32>>);
+    const bool lt = c.eval_plain(3, 5);
+    CHECK(lt);
+    CHECK_FALSE(c.eval_plain(5, 3));
+    const std::vector<std::tuple<std::int32_t, std::int32_t>> sets{{1, 2}, {2, 1}, {-7, 0}, {0, 0}};
+    CHECK(c.eval_plain_batch(sets) == std::vector<bool>{true, false, true, false});
+}

@@ -97,7 +97,13 @@ private:
             detail::eval_lanes(d, in, out);
             for (std::size_t l = 0; l < lanes; ++l) {
                 detail::const_lane_cursor cur{out.data(), static_cast<unsigned>(l)};
-                value_traits<R>::decode_into(results[base + l], cur);
+                if constexpr (std::is_same_v<output_type, bool>) {  // std::vector<bool> has no bool&
+                    bool b = false;
+                    value_traits<R>::decode_into(b, cur);
+                    results[base + l] = b;
+                } else {
+                    value_traits<R>::decode_into(results[base + l], cur);
+                }
             }
         }
         return results;
