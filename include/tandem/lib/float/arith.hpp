@@ -35,8 +35,8 @@
 //            quotient bit; the remainder's sign picks the next operation),
 //            the remainder's non-zeroness as the sticky bit.
 //   sqrt:    the normalised significand, doubled for an odd exponent, and the
-//            restoring digit-by-digit square root (one bit of root per step,
-//            a subtraction and a selection as wide as the partial root): a
+//            non-restoring digit-by-digit square root (one bit of root per
+//            step, one adder/subtractor as wide as the partial root): a
 //            normal result is never an exact midpoint, so the round bit alone
 //            decides rounding and no remainder test is needed.
 // AND counts (asserted in tests/lib_float.cpp; EMP's binary32 counts, the
@@ -45,7 +45,7 @@
 //   + and −          709       1,514    [1,143]
 //   ×              1,652       5,333    [2,286]
 //   /              1,484       4,830    [7,845]
-//   sqrt             932       3,602    [5,699]
+//   sqrt             609       2,117    [5,699]
 // With a public operand the circuit folds while recording and has fewer ANDs.
 #pragma once
 
@@ -325,38 +325,52 @@ secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>&
 /// public zeros), D bits, above one more bit: whether the remainder is non-zero
 /// (a public 1 unless `want_inexact`). One value, so that a streamed run cannot
 /// cut between two made from the same raw wires.
-/// Restoring digit-by-digit square root (e.g. Parhami, Computer Arithmetic,
-/// §21.2): bring down two radicand bits, try subtracting 4·root + 1, keep the
-/// difference and append a 1 to the root when it fits. After j steps the
-/// remainder is at most 2·root (j+1 bits), so step j works on j+3 bits:
-/// a j+3-bit subtraction with borrow and a j+2-bit selection: at most
-/// D² + 3D - 1 ANDs (the last step selects only when the remainder is wanted),
-/// fewer as the radicand's low half is public: 612 for D = 25, 2,890 for D = 54.
+///
+/// Non-restoring digit-by-digit square root (Li and Chu, "A new non-restoring
+/// square root algorithm and its VLSI implementations", ICCD 1996): with root
+/// Q and signed remainder R, each step brings down two radicand bits and sets
+/// R = 4R + pair - (4Q + 1) when R >= 0, R = 4R + pair + (4Q + 3) when R < 0;
+/// the new root bit is R >= 0. |R| <= 2Q + 1, so after j steps R fits in j+2
+/// signed bits and step j is one (j+3)-bit adder with its subtrahend
+/// complemented by XOR (j+2 ANDs, the sign is the top bit): at most
+/// D(D+3)/2 ANDs, fewer as the radicand's low half is public. The remainder,
+/// when wanted, is R, or R + 2Q + 1 when R < 0.
 template <std::size_t D>
 secure_uint<D + 1> digit_square_root(const secure_uint<D>& x, bool want_inexact) {
     const std::uint32_t o = result_owner(x.owner());
     builder& bld = builder_for(o);
     std::vector<wire_ref> in(2 * D, false_ref);
     for (std::size_t i = 0; i < D; ++i) in[D + i] = x.bits()[i];
-    std::vector<wire_ref> rem(D + 2, false_ref), trial(D + 2, false_ref), diff(D + 2);
+    std::vector<wire_ref> rem(D + 2, false_ref), operand(D + 2);
     typename secure_uint<D + 1>::bits_type out;  // the root in bits 1..D, filled from the top
     wire_ref* root = out.data() + 1;
+    wire_ref negative = false_ref;
     for (std::size_t j = 0; j < D; ++j) {
-        const std::size_t w = j + 3;
+        const std::size_t w = j + 3;  // bits of 4R + pair ± (4Q + 1 or 3), modulo which R fits
         for (std::size_t i = w - 1; i >= 2; --i) rem[i] = rem[i - 2];
         rem[1] = in[2 * (D - 1 - j) + 1];
         rem[0] = in[2 * (D - 1 - j)];
-        trial[0] = true_ref;  // 4·root + 1; the root so far is bits D-j..D-1 of `root`
-        trial[1] = false_ref;
-        for (std::size_t i = 0; i < j; ++i) trial[2 + i] = root[D - j + i];
-        const wire_ref fits = sub(bld, bits_in(rem).first(w), bits_in(trial).first(w), bits_out(diff).first(w), true);
-        if (j + 1 < D || want_inexact) {
-            mux(bld, fits, bits_in(diff).first(w - 1), bits_in(rem).first(w - 1), bits_out(rem).first(w - 1));
-            rem[w - 1] = false_ref;
-        }
-        root[D - 1 - j] = fits;
+        // 4Q + 1 (subtracted) or 4Q + 3 (added): bit 1 is `negative`; XOR with
+        // `subtract` complements it for the subtraction, whose carry-in is 1.
+        const wire_ref subtract = ~negative;
+        operand[0] = negative;  // 1 ^ subtract
+        operand[1] = true_ref;  // negative ^ subtract
+        for (std::size_t i = 0; i < j; ++i) operand[2 + i] = bld.xor_(root[D - j + i], subtract);
+        operand[w - 1] = subtract;  // Q's bit j is 0
+        add(bld, bits_in(rem).first(w), bits_in(operand).first(w), subtract, bits_out(rem).first(w));
+        negative = rem[w - 1];
+        root[D - 1 - j] = ~negative;
     }
-    out[0] = want_inexact ? or_all(bld, bits_in(rem).first(D + 1)) : true_ref;
+    if (want_inexact) {
+        constexpr std::size_t w = D + 2;
+        std::vector<wire_ref> back(w, false_ref);  // (2Q + 1) when R < 0
+        back[0] = negative;
+        for (std::size_t i = 0; i < D; ++i) back[1 + i] = bld.and_(root[i], negative);
+        add(bld, bits_in(rem).first(w), back, false_ref, bits_out(rem).first(w));
+        out[0] = or_all(bld, bits_in(rem).first(w));
+    } else {
+        out[0] = true_ref;
+    }
     return {out, o};
 }
 
