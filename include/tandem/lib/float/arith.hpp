@@ -44,7 +44,7 @@
 //                binary32    binary64
 //   + and −          709       1,514    [1,143]
 //   ×              1,652       5,333    [2,286]
-//   /              1,484       4,830    [7,845]
+//   /              1,457       4,774    [7,845]
 //   sqrt             609       2,117    [5,699]
 // With a public operand the circuit folds while recording and has fewer ANDs.
 #pragma once
@@ -282,7 +282,9 @@ template <std::size_t E, std::size_t M>
 secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>& b) {
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
-    constexpr std::size_t R = M + 3;  // the partial remainder, two's complement
+    // The partial remainder, two's complement: it stays in [-y, y) with
+    // y < 2^(M+1), so M+2 bits hold it and every step may wrap modulo 2^(M+2).
+    constexpr std::size_t R = M + 2;
     const float_parts<E, M> pa = unpack(a), pb = unpack(b);
     const secure_bit sign = pa.sign ^ pb.sign;
     const normal_form<E, M> na = normal_form_of(pa), nb = normal_form_of(pb);
@@ -290,7 +292,7 @@ secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>&
     // Make the quotient of significands lie in [1, 2): double the dividend when smaller.
     const secure_bit smaller = na.significand < nb.significand;
     const secure_uint<M + 2> x0 = na.significand.template resize<M + 2>();
-    const secure_uint<R> x = select(smaller, x0 << 1, x0).template resize<R>();
+    const secure_uint<R> x = select(smaller, x0 << 1, x0);
     const secure_uint<R> y = nb.significand.template resize<R>();
 
     // Non-restoring division (e.g. Koren, Computer Arithmetic Algorithms, §5.2):
