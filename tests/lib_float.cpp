@@ -420,7 +420,8 @@ TEST_CASE("lib.float.public_constants_fold") {
             return a;
         },
         input<party::alice, secure_f64>, input<party::bob, secure_f64>);
-    CHECK(to_bits(d.eval_plain(1.25, -0.5)) == to_bits(cpu_div(cpu_sub(cpu_mul(cpu_add(1.25, -0.5), 3.0), -0.5), -0.5)));
+    const double want = cpu_div(cpu_sub(cpu_mul(cpu_add(1.25, -0.5), 3.0), -0.5), -0.5);
+    CHECK(to_bits(d.eval_plain(1.25, -0.5)) == to_bits(want));
 }
 
 // ---- garbled two-party ------------------------------------------------------------
@@ -549,9 +550,10 @@ struct small_format {
     static bool is_nan(U x) { return ((x >> M) & exp_max) == exp_max && (x & frac_mask) != 0; }
     static double decode(U x) {
         const U field = (x >> M) & exp_max, frac = x & frac_mask;
-        double v = field == exp_max ? (frac != 0 ? std::nan("") : HUGE_VAL)
-                   : field == 0     ? std::ldexp(static_cast<double>(frac), 1 - bias - M)
-                                    : std::ldexp(static_cast<double>(frac | (U{1} << M)), static_cast<int>(field) - bias - M);
+        const int scale = static_cast<int>(field == 0 ? 1 : field) - bias - M;
+        const U significand = field == 0 ? frac : frac | (U{1} << M);
+        const double v = field == exp_max ? (frac != 0 ? std::nan("") : HUGE_VAL)
+                                          : std::ldexp(static_cast<double>(significand), scale);
         return (x & sign) != 0 ? -v : v;
     }
     /// Rounds a non-NaN double to nearest even in this format.
@@ -602,7 +604,8 @@ void sweep_small(std::uint64_t seed, std::size_t count) {
         count = 0;
     }
     for (std::size_t i = 0; i < count; ++i) {
-        std::uint32_t a = static_cast<std::uint32_t>(rng()) & width_mask, b = static_cast<std::uint32_t>(rng()) & width_mask;
+        std::uint32_t a = static_cast<std::uint32_t>(rng()) & width_mask;
+        std::uint32_t b = static_cast<std::uint32_t>(rng()) & width_mask;
         if (i % 4 == 1) b = (b & ~(F::exp_max << M)) | (a & (F::exp_max << M));  // same exponent: cancellation
         if (i % 8 == 3) a &= F::sign | F::frac_mask;                                 // subnormal
         sets.emplace_back(static_cast<P>(a), static_cast<P>(b));
@@ -626,8 +629,8 @@ void sweep_small(std::uint64_t seed, std::size_t count) {
             const std::uint32_t want = F::apply(o, a, b), have = got[k];
             if (have == want || ++failures > 8) continue;
             std::ostringstream line;
-            line << "E " << E << " M " << M << ", seed " << seed << ": " << std::hex << a << " " << name_of(o) << " " << b
-                 << " gave " << have << ", expected " << want;
+            line << "E " << E << " M " << M << ", seed " << seed << ": " << std::hex << a << " " << name_of(o) << " "
+                 << b << " gave " << have << ", expected " << want;
             const std::string text = line.str();
             INFO(text);
             CHECK(have == want);

@@ -166,6 +166,7 @@ struct special_flags {
 template <std::size_t E, std::size_t M>
 secure_uint<1 + E + M> resolve(const float_parts<E, M>& a, const float_parts<E, M>* b, const special_flags& f,
                                const secure_uint<1 + E + M>& packed) {
+    static_assert(M >= 2, "secure_float arithmetic needs at least 2 fraction bits (a quiet bit and a payload)");
     const secure_bit nan_a = a.is_nan();
     const secure_bit nan_b = b != nullptr ? b->is_nan() & !nan_a : secure_bit(false);  // b's NaN only if a is none
     const secure_bit nan = nan_a | nan_b | f.invalid;
@@ -228,8 +229,8 @@ secure_float<E, M> add(const secure_float<E, M>& a, const secure_float<E, M>& b,
     const secure_bit inf_a = pa.is_inf(), inf_b = pb.is_inf();
     f.invalid = inf_a & inf_b & op;  // ∞ − ∞
     f.infinite = inf_a | inf_b | r.overflow;
-    f.zero = sum == 0;                                             // exact cancellation, or two zeros
-    f.sign = select(f.zero, pa.sign & sign_b, sign_big);           // an exact zero is +0 unless both are −
+    f.zero = sum == 0;                                    // exact cancellation, or two zeros
+    f.sign = select(f.zero, pa.sign & sign_b, sign_big);  // an exact zero is +0 unless both are −
     return secure_float<E, M>::from_bits(resolve(pa, &pb, f, r.bits));
 }
 
@@ -311,7 +312,8 @@ secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>&
     const secure_uint<R> remainder = r + (y & broadcast<R>(r[R - 1]));
     q.set_bit(0, any_bit(remainder));
     // value = (x / y) · 2^(ea - eb - smaller) = q · 2^(e - bias - M - 2) with e = ea - eb + bias - smaller.
-    const secure_int<EW> e = add_carry((na.exponent + bias).as_unsigned(), ~nb.exponent.as_unsigned(), !smaller).as_signed();
+    const secure_int<EW> e =
+        add_carry((na.exponent + bias).as_unsigned(), ~nb.exponent.as_unsigned(), !smaller).as_signed();
     const rounded<E, M> rd = round_pack<E, M, 2>(sign, e, q);
 
     special_flags f;

@@ -162,7 +162,8 @@ struct rounded {
 /// Rounds to nearest, ties to even, and packs; see the header comment for the
 /// contract (e >= 1; top bit of sig clear only when e == 1).
 template <std::size_t E, std::size_t M, std::size_t G, std::size_t EW>
-rounded<E, M> round_pack_normalized(const secure_bit& sign, const secure_int<EW>& e, const secure_uint<M + 1 + G>& sig) {
+rounded<E, M> round_pack_normalized(const secure_bit& sign, const secure_int<EW>& e,
+                                    const secure_uint<M + 1 + G>& sig) {
     static_assert(G >= 1, "round_pack: needs at least a round bit");
     static_assert(EW > E, "round_pack: the exponent needs room for overflow");
     constexpr std::size_t N = M + 1 + G;
