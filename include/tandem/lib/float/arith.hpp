@@ -183,7 +183,7 @@ secure_uint<1 + E + M> resolve(const float_parts<E, M>& a, const float_parts<E, 
 
 /// a + b, or a - b when `subtract`.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> add(const secure_float<E, M>& a, const secure_float<E, M>& b, bool subtract) {
+secure_float<E, M> float_add(const secure_float<E, M>& a, const secure_float<E, M>& b, bool subtract) {
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::size_t G = 3;          // guard, round and sticky places for the alignment
     constexpr std::size_t N = M + 1 + G;  // aligned significands
@@ -236,7 +236,7 @@ secure_float<E, M> add(const secure_float<E, M>& a, const secure_float<E, M>& b,
 
 /// a × b.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> multiply(const secure_float<E, M>& a, const secure_float<E, M>& b) {
+secure_float<E, M> float_multiply(const secure_float<E, M>& a, const secure_float<E, M>& b) {
     static_assert(M >= 3, "secure_float multiplication needs at least 3 fraction bits");
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
@@ -280,7 +280,7 @@ secure_float<E, M> multiply(const secure_float<E, M>& a, const secure_float<E, M
 
 /// a / b.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>& b) {
+secure_float<E, M> float_divide(const secure_float<E, M>& a, const secure_float<E, M>& b) {
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
     // The partial remainder, two's complement: it stays in [-y, y) with
@@ -380,7 +380,7 @@ secure_uint<D + 1> digit_square_root(const secure_uint<D>& x, bool want_inexact)
 
 /// Square root of x.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> square_root(const secure_float<E, M>& x) {
+secure_float<E, M> float_sqrt(const secure_float<E, M>& x) {
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
     constexpr std::size_t D = M + 2;  // root digits: M+1 significand bits and the round bit
@@ -426,19 +426,19 @@ concept plain_float_of = std::floating_point<F> && std::same_as<F, typename plai
 
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator+(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::add(a, b, false);
+    return detail::float_add(a, b, false);
 }
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator-(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::add(a, b, true);
+    return detail::float_add(a, b, true);
 }
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator*(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::multiply(a, b);
+    return detail::float_multiply(a, b);
 }
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator/(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::divide(a, b);
+    return detail::float_divide(a, b);
 }
 
 // Mixed with a public constant of the plain type (on either side).
@@ -464,7 +464,7 @@ TANDEM_FLOAT_MIXED_OPERATOR(/)
 /// The correctly rounded square root (IEEE 754 squareRoot, x86 sqrtss/sqrtsd).
 template <std::size_t E, std::size_t M>
 secure_float<E, M> sqrt(const secure_float<E, M>& x) {
-    return detail::square_root(x);
+    return detail::float_sqrt(x);
 }
 
 }  // namespace tandem
