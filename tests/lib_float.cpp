@@ -451,7 +451,7 @@ void garbled_binary(const Circuit& c, const std::vector<std::tuple<T, T>>& sets)
     }
 }
 
-/// Specials (every fifth pair, so each value meets many others) and random pairs.
+/// Special pairs (every 17th, so each value meets several others) and random pairs.
 template <class T>
 std::vector<std::tuple<T, T>> garbled_sets(std::uint64_t seed, std::size_t count) {
     std::vector<std::tuple<T, T>> sets;
