@@ -35,8 +35,8 @@
 //            quotient bit; the remainder's sign picks the next operation),
 //            the remainder's non-zeroness as the sticky bit.
 //   sqrt:    the normalised significand, doubled for an odd exponent, and the
-//            restoring digit-by-digit square root (one bit of root per step,
-//            a subtraction and a selection as wide as the partial root): a
+//            non-restoring digit-by-digit square root (one bit of root per
+//            step, one adder/subtractor as wide as the partial root): a
 //            normal result is never an exact midpoint, so the round bit alone
 //            decides rounding and no remainder test is needed.
 // AND counts (asserted in tests/lib_float.cpp; EMP's binary32 counts, the
@@ -44,8 +44,8 @@
 //                binary32    binary64
 //   + and −          709       1,514    [1,143]
 //   ×              1,652       5,333    [2,286]
-//   /              1,484       4,830    [7,845]
-//   sqrt             932       3,602    [5,699]
+//   /              1,457       4,774    [7,845]
+//   sqrt             609       2,117    [5,699]
 // With a public operand the circuit folds while recording and has fewer ANDs.
 #pragma once
 
@@ -166,6 +166,7 @@ struct special_flags {
 template <std::size_t E, std::size_t M>
 secure_uint<1 + E + M> resolve(const float_parts<E, M>& a, const float_parts<E, M>* b, const special_flags& f,
                                const secure_uint<1 + E + M>& packed) {
+    static_assert(M >= 2, "secure_float arithmetic needs at least 2 fraction bits (a quiet bit and a payload)");
     const secure_bit nan_a = a.is_nan();
     const secure_bit nan_b = b != nullptr ? b->is_nan() & !nan_a : secure_bit(false);  // b's NaN only if a is none
     const secure_bit nan = nan_a | nan_b | f.invalid;
@@ -182,7 +183,7 @@ secure_uint<1 + E + M> resolve(const float_parts<E, M>& a, const float_parts<E, 
 
 /// a + b, or a - b when `subtract`.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> add(const secure_float<E, M>& a, const secure_float<E, M>& b, bool subtract) {
+secure_float<E, M> float_add(const secure_float<E, M>& a, const secure_float<E, M>& b, bool subtract) {
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::size_t G = 3;          // guard, round and sticky places for the alignment
     constexpr std::size_t N = M + 1 + G;  // aligned significands
@@ -228,14 +229,14 @@ secure_float<E, M> add(const secure_float<E, M>& a, const secure_float<E, M>& b,
     const secure_bit inf_a = pa.is_inf(), inf_b = pb.is_inf();
     f.invalid = inf_a & inf_b & op;  // ∞ − ∞
     f.infinite = inf_a | inf_b | r.overflow;
-    f.zero = sum == 0;                                             // exact cancellation, or two zeros
-    f.sign = select(f.zero, pa.sign & sign_b, sign_big);           // an exact zero is +0 unless both are −
+    f.zero = sum == 0;                                    // exact cancellation, or two zeros
+    f.sign = select(f.zero, pa.sign & sign_b, sign_big);  // an exact zero is +0 unless both are −
     return secure_float<E, M>::from_bits(resolve(pa, &pb, f, r.bits));
 }
 
 /// a × b.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> multiply(const secure_float<E, M>& a, const secure_float<E, M>& b) {
+secure_float<E, M> float_multiply(const secure_float<E, M>& a, const secure_float<E, M>& b) {
     static_assert(M >= 3, "secure_float multiplication needs at least 3 fraction bits");
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
@@ -279,10 +280,12 @@ secure_float<E, M> multiply(const secure_float<E, M>& a, const secure_float<E, M
 
 /// a / b.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>& b) {
+secure_float<E, M> float_divide(const secure_float<E, M>& a, const secure_float<E, M>& b) {
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
-    constexpr std::size_t R = M + 3;  // the partial remainder, two's complement
+    // The partial remainder, two's complement: it stays in [-y, y) with
+    // y < 2^(M+1), so M+2 bits hold it and every step may wrap modulo 2^(M+2).
+    constexpr std::size_t R = M + 2;
     const float_parts<E, M> pa = unpack(a), pb = unpack(b);
     const secure_bit sign = pa.sign ^ pb.sign;
     const normal_form<E, M> na = normal_form_of(pa), nb = normal_form_of(pb);
@@ -290,7 +293,7 @@ secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>&
     // Make the quotient of significands lie in [1, 2): double the dividend when smaller.
     const secure_bit smaller = na.significand < nb.significand;
     const secure_uint<M + 2> x0 = na.significand.template resize<M + 2>();
-    const secure_uint<R> x = select(smaller, x0 << 1, x0).template resize<R>();
+    const secure_uint<R> x = select(smaller, x0 << 1, x0);
     const secure_uint<R> y = nb.significand.template resize<R>();
 
     // Non-restoring division (e.g. Koren, Computer Arithmetic Algorithms, §5.2):
@@ -309,7 +312,8 @@ secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>&
     const secure_uint<R> remainder = r + (y & broadcast<R>(r[R - 1]));
     q.set_bit(0, any_bit(remainder));
     // value = (x / y) · 2^(ea - eb - smaller) = q · 2^(e - bias - M - 2) with e = ea - eb + bias - smaller.
-    const secure_int<EW> e = add_carry((na.exponent + bias).as_unsigned(), ~nb.exponent.as_unsigned(), !smaller).as_signed();
+    const secure_int<EW> e =
+        add_carry((na.exponent + bias).as_unsigned(), ~nb.exponent.as_unsigned(), !smaller).as_signed();
     const rounded<E, M> rd = round_pack<E, M, 2>(sign, e, q);
 
     special_flags f;
@@ -325,44 +329,58 @@ secure_float<E, M> divide(const secure_float<E, M>& a, const secure_float<E, M>&
 /// public zeros), D bits, above one more bit: whether the remainder is non-zero
 /// (a public 1 unless `want_inexact`). One value, so that a streamed run cannot
 /// cut between two made from the same raw wires.
-/// Restoring digit-by-digit square root (e.g. Parhami, Computer Arithmetic,
-/// §21.2): bring down two radicand bits, try subtracting 4·root + 1, keep the
-/// difference and append a 1 to the root when it fits. After j steps the
-/// remainder is at most 2·root (j+1 bits), so step j works on j+3 bits:
-/// a j+3-bit subtraction with borrow and a j+2-bit selection: at most
-/// D² + 3D - 1 ANDs (the last step selects only when the remainder is wanted),
-/// fewer as the radicand's low half is public: 612 for D = 25, 2,890 for D = 54.
+///
+/// Non-restoring digit-by-digit square root (Li and Chu, "A new non-restoring
+/// square root algorithm and its VLSI implementations", ICCD 1996): with root
+/// Q and signed remainder R, each step brings down two radicand bits and sets
+/// R = 4R + pair - (4Q + 1) when R >= 0, R = 4R + pair + (4Q + 3) when R < 0;
+/// the new root bit is R >= 0. |R| <= 2Q + 1, so after j steps R fits in j+2
+/// signed bits and step j is one (j+3)-bit adder with its subtrahend
+/// complemented by XOR (j+2 ANDs, the sign is the top bit): at most
+/// D(D+3)/2 ANDs, fewer as the radicand's low half is public. The remainder,
+/// when wanted, is R, or R + 2Q + 1 when R < 0.
 template <std::size_t D>
 secure_uint<D + 1> digit_square_root(const secure_uint<D>& x, bool want_inexact) {
     const std::uint32_t o = result_owner(x.owner());
     builder& bld = builder_for(o);
     std::vector<wire_ref> in(2 * D, false_ref);
     for (std::size_t i = 0; i < D; ++i) in[D + i] = x.bits()[i];
-    std::vector<wire_ref> rem(D + 2, false_ref), trial(D + 2, false_ref), diff(D + 2);
+    std::vector<wire_ref> rem(D + 2, false_ref), operand(D + 2);
     typename secure_uint<D + 1>::bits_type out;  // the root in bits 1..D, filled from the top
     wire_ref* root = out.data() + 1;
+    wire_ref negative = false_ref;
     for (std::size_t j = 0; j < D; ++j) {
-        const std::size_t w = j + 3;
+        const std::size_t w = j + 3;  // bits of 4R + pair ± (4Q + 1 or 3), modulo which R fits
         for (std::size_t i = w - 1; i >= 2; --i) rem[i] = rem[i - 2];
         rem[1] = in[2 * (D - 1 - j) + 1];
         rem[0] = in[2 * (D - 1 - j)];
-        trial[0] = true_ref;  // 4·root + 1; the root so far is bits D-j..D-1 of `root`
-        trial[1] = false_ref;
-        for (std::size_t i = 0; i < j; ++i) trial[2 + i] = root[D - j + i];
-        const wire_ref fits = sub(bld, bits_in(rem).first(w), bits_in(trial).first(w), bits_out(diff).first(w), true);
-        if (j + 1 < D || want_inexact) {
-            mux(bld, fits, bits_in(diff).first(w - 1), bits_in(rem).first(w - 1), bits_out(rem).first(w - 1));
-            rem[w - 1] = false_ref;
-        }
-        root[D - 1 - j] = fits;
+        // 4Q + 1 (subtracted) or 4Q + 3 (added): bit 1 is `negative`; XOR with
+        // `subtract` complements it for the subtraction, whose carry-in is 1.
+        const wire_ref subtract = ~negative;
+        operand[0] = negative;  // 1 ^ subtract
+        operand[1] = true_ref;  // negative ^ subtract
+        for (std::size_t i = 0; i < j; ++i) operand[2 + i] = bld.xor_(root[D - j + i], subtract);
+        operand[w - 1] = subtract;  // Q's bit j is 0
+        add(bld, bits_in(rem).first(w), bits_in(operand).first(w), subtract, bits_out(rem).first(w));
+        negative = rem[w - 1];
+        root[D - 1 - j] = ~negative;
     }
-    out[0] = want_inexact ? or_all(bld, bits_in(rem).first(D + 1)) : true_ref;
+    if (want_inexact) {
+        constexpr std::size_t w = D + 2;
+        std::vector<wire_ref> back(w, false_ref);  // (2Q + 1) when R < 0
+        back[0] = negative;
+        for (std::size_t i = 0; i < D; ++i) back[1 + i] = bld.and_(root[i], negative);
+        add(bld, bits_in(rem).first(w), back, false_ref, bits_out(rem).first(w));
+        out[0] = or_all(bld, bits_in(rem).first(w));
+    } else {
+        out[0] = true_ref;
+    }
     return {out, o};
 }
 
 /// Square root of x.
 template <std::size_t E, std::size_t M>
-secure_float<E, M> square_root(const secure_float<E, M>& x) {
+secure_float<E, M> float_sqrt(const secure_float<E, M>& x) {
     constexpr std::size_t EW = wide_exponent_bits<E, M>;
     constexpr std::int64_t bias = float_parts<E, M>::bias;
     constexpr std::size_t D = M + 2;  // root digits: M+1 significand bits and the round bit
@@ -408,19 +426,19 @@ concept plain_float_of = std::floating_point<F> && std::same_as<F, typename plai
 
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator+(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::add(a, b, false);
+    return detail::float_add(a, b, false);
 }
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator-(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::add(a, b, true);
+    return detail::float_add(a, b, true);
 }
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator*(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::multiply(a, b);
+    return detail::float_multiply(a, b);
 }
 template <std::size_t E, std::size_t M>
 secure_float<E, M> operator/(const secure_float<E, M>& a, const secure_float<E, M>& b) {
-    return detail::divide(a, b);
+    return detail::float_divide(a, b);
 }
 
 // Mixed with a public constant of the plain type (on either side).
@@ -446,7 +464,7 @@ TANDEM_FLOAT_MIXED_OPERATOR(/)
 /// The correctly rounded square root (IEEE 754 squareRoot, x86 sqrtss/sqrtsd).
 template <std::size_t E, std::size_t M>
 secure_float<E, M> sqrt(const secure_float<E, M>& x) {
-    return detail::square_root(x);
+    return detail::float_sqrt(x);
 }
 
 }  // namespace tandem

@@ -20,10 +20,11 @@
 //     that rounds up to 2^(M+1) increments the exponent, a subnormal that
 //     rounds up to 2^M becomes the smallest normal (the packing adds the
 //     hidden bit into the exponent field, as in Berkeley SoftFloat's packing).
-//   * round_pack: the top bit is set and e may be anything; a
-//     result below the normal range is first shifted right by 1 - e with the
-//     bits shifted out folded into the lowest bit (gradual underflow, §7.5,
-//     with tininess irrelevant as no flags are raised).
+//   * round_pack: e may be anything and the top bit is set unless e <= 1
+//     (a value below the normal range anyway); a result below the normal
+//     range is first shifted right by 1 - e with the bits shifted out folded
+//     into the lowest bit (gradual underflow, §7.5, with tininess irrelevant
+//     as no flags are raised).
 // Both report overflow (the result's exponent reaches 2^E - 1, before or after
 // rounding) instead of forcing ±∞, so that callers fold ±∞ into the one
 // selection of special results they need anyway; round_pack_saturate forces it.
@@ -162,7 +163,8 @@ struct rounded {
 /// Rounds to nearest, ties to even, and packs; see the header comment for the
 /// contract (e >= 1; top bit of sig clear only when e == 1).
 template <std::size_t E, std::size_t M, std::size_t G, std::size_t EW>
-rounded<E, M> round_pack_normalized(const secure_bit& sign, const secure_int<EW>& e, const secure_uint<M + 1 + G>& sig) {
+rounded<E, M> round_pack_normalized(const secure_bit& sign, const secure_int<EW>& e,
+                                    const secure_uint<M + 1 + G>& sig) {
     static_assert(G >= 1, "round_pack: needs at least a round bit");
     static_assert(EW > E, "round_pack: the exponent needs room for overflow");
     constexpr std::size_t N = M + 1 + G;
