@@ -107,7 +107,9 @@ function_case make_case(std::string name, F f, In... in) {
 }
 
 void report_function(const config& c, const function_case& fc) {
+    const auto c0 = clock_type::now();
     const circuit<> one = fc.single();
+    const double compile_seconds = bench::since(c0);
     const auto s = one.stats();
     const std::size_t copies =
         std::max<std::size_t>(1, (c.opt.quick ? 100'000 : 2'000'000) / std::max<std::uint64_t>(1, s.and_gates));
@@ -125,15 +127,16 @@ void report_function(const config& c, const function_case& fc) {
                          .add("and_depth", s.and_depth)
                          .add("gates", s.executed_gates)
                          .add("copies", held)
+                         .add("compile_seconds", compile_seconds)
                          .add("and_per_s", batch_ands / med)
                          .add("threads", 1)
                          .json()
                   << "\n";
     } else {
-        std::printf("%-26s %9llu ANDs  depth %5llu  %9llu gates  garbling %7.1f M AND/s (%zu copies)\n",
+        std::printf("%-26s %9llu ANDs  depth %5llu  %9llu gates  compile %8.4f s  garbling %7.1f M AND/s (%zu copies)\n",
                     fc.name.c_str(), static_cast<unsigned long long>(s.and_gates),
                     static_cast<unsigned long long>(s.and_depth), static_cast<unsigned long long>(s.executed_gates),
-                    batch_ands / med / 1e6, static_cast<std::size_t>(held));
+                    compile_seconds, batch_ands / med / 1e6, static_cast<std::size_t>(held));
     }
 }
 
@@ -197,7 +200,17 @@ std::vector<function_case> function_cases(bool quick) {
     cases.push_back(make_case(
         "psi_cardinality_256x256", [](const set& a, const set& b) { return lib::psi_cardinality(a, b); },
         input<party::alice, set>, input<party::bob, set>));
-    (void)quick;
+    if (!quick) {
+        using keys4096 = std::array<u32, 4096>;
+        cases.push_back(make_case(
+            "sort_u32_4096",
+            [](const keys4096& k) {
+                keys4096 s = k;
+                sort(s);
+                return s;
+            },
+            input<party::alice, keys4096>));
+    }
     return cases;
 }
 
