@@ -307,6 +307,15 @@ public:
         if (cut_pending_ && holds_ == 0 && !region_ && rec_.gates.size() >= min_cut_gates_) cut({}, std::nullopt);
     }
 
+    /// A safe point between operations, where every wire still needed sits in
+    /// a listed value: the end of a parallel region once its results are
+    /// stored. Cuts there if a cut is due — a function made of regions only
+    /// (a sorting network's layers) makes no value outside them, and would
+    /// otherwise record as one segment.
+    void safe_point() {
+        if (cut_pending_ && holds_ == 0 && !region_ && rec_.gates.size() >= min_cut_gates_) cut({}, std::nullopt);
+    }
+
     /// ANDs per segment of a compile laid out as it is recorded: the
     /// levelling segment below, so cuts change the levels little.
     static constexpr std::uint64_t compile_segment_ands = std::uint64_t{1} << 18;

@@ -94,11 +94,14 @@ void record_region(std::size_t n, Body& body, Out&& out, std::string name) {
     }
     std::vector<wire_ref> all = b->end_region();
     guard.done = true;
-    const builder::cut_hold hold(b);  // a streamed run may cut only once every result is a value
-    for (std::size_t i = 0; i < n; ++i) {
-        ref_cursor cur{all.data() + i * refs.size(), b->serial()};
-        out(i, value_traits<R>::make(cur));
+    {
+        const builder::cut_hold hold(b);  // a streamed run may cut only once every result is a value
+        for (std::size_t i = 0; i < n; ++i) {
+            ref_cursor cur{all.data() + i * refs.size(), b->serial()};
+            out(i, value_traits<R>::make(cur));
+        }
     }
+    b->safe_point();
 }
 
 template <class Body>
