@@ -140,6 +140,20 @@ void report_function(const config& c, const function_case& fc) {
     }
 }
 
+/// tandem::sort of N 32-bit keys.
+template <std::size_t N>
+function_case sort_case() {
+    using keys = std::array<u32, N>;
+    return make_case(
+        "sort_u32_" + std::to_string(N),
+        [](const keys& k) {
+            keys s = k;
+            sort(s);
+            return s;
+        },
+        input<party::alice, keys>);
+}
+
 std::vector<function_case> function_cases(bool quick) {
     std::vector<function_case> cases;
     using f32 = secure_f32;
@@ -186,31 +200,12 @@ std::vector<function_case> function_cases(bool quick) {
         input<party::alice, lib::keccak_state>));
     cases.push_back(make_case(
         "sha3_256_64_bytes", [](const bytes64& m) { return lib::sha3_256(m); }, input<party::alice, bytes64>));
-    constexpr std::size_t n_sort = 1024;
-    using keys = std::array<u32, n_sort>;
-    cases.push_back(make_case(
-        "sort_u32_1024",
-        [](const keys& k) {
-            keys s = k;
-            sort(s);
-            return s;
-        },
-        input<party::alice, keys>));
+    cases.push_back(sort_case<1024>());
     using set = std::array<u32, 256>;
     cases.push_back(make_case(
         "psi_cardinality_256x256", [](const set& a, const set& b) { return lib::psi_cardinality(a, b); },
         input<party::alice, set>, input<party::bob, set>));
-    if (!quick) {
-        using keys4096 = std::array<u32, 4096>;
-        cases.push_back(make_case(
-            "sort_u32_4096",
-            [](const keys4096& k) {
-                keys4096 s = k;
-                sort(s);
-                return s;
-            },
-            input<party::alice, keys4096>));
-    }
+    if (!quick) cases.push_back(sort_case<4096>());
     return cases;
 }
 

@@ -304,14 +304,14 @@ public:
             if (live_.next_ != nullptr) live_.next_->prev_ = &l;
             live_.next_ = &l;
         }
-        if (cut_pending_ && holds_ == 0 && !region_ && rec_.gates.size() >= min_cut_gates_) cut({}, std::nullopt);
+        safe_point();
     }
 
     /// A safe point between operations, where every wire still needed sits in
-    /// a listed value: the end of a parallel region once its results are
-    /// stored. Cuts there if a cut is due — a function made of regions only
+    /// a listed value: a value just made (track), or the end of a parallel
+    /// region once its results are stored — a function made of regions only
     /// (a sorting network's layers) makes no value outside them, and would
-    /// otherwise record as one segment.
+    /// otherwise record as one segment. Cuts there if a cut is due.
     void safe_point() {
         if (cut_pending_ && holds_ == 0 && !region_ && rec_.gates.size() >= min_cut_gates_) cut({}, std::nullopt);
     }
@@ -760,7 +760,7 @@ private:
     std::uint64_t segment_and_total_ = 0;   ///< ANDs in the segment so far, regions included
     bool cut_pending_ = false;
     bool compile_ = false;                  ///< record_compile(): a compile laid out segment by segment
-    std::size_t min_cut_gates_ = 0;         ///< compile: cut only segments with at least this many gates
+    std::size_t min_cut_gates_ = 0;         ///< cut only segments with at least this many gates (cut())
     std::uint64_t segments_ = 0;
     std::uint32_t holds_ = 0;               ///< open cut_holds
     live_link live_;                        ///< head of the live list (its own prev_ stays null)

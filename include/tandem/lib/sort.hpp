@@ -22,8 +22,10 @@
 //
 // sort() is not stable: equal elements may leave in any order. stable_sort()
 // is: it sorts (value, original index) pairs, comparing indices on ties, at
-// the cost of a second call of `less` and a ⌈log2 n⌉-bit comparison and swap
-// per comparator.
+// the cost of a second call of `less` and a comparison and swap of the
+// indices per comparator. The indices are 32-bit public constants at first;
+// bits that are zero in every index stay constants through the network and
+// cost nothing, so only about ⌈log2 n⌉ bits are paid for.
 //
 // T is any secure value type (value_traits: integers, bits, arrays, tuples,
 // Hana structs); less(a, b) must return a secure_bit, true when a goes
