@@ -13,6 +13,7 @@
 
 #include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/gc/half_gates.hpp>
+#include <tandem/lib/aes.hpp>
 #include <tandem/tandem.hpp>
 
 #include <x86intrin.h>
@@ -76,6 +77,30 @@ tandem::circuit<> mul64_circuit(int products) {
             return acc;
         },
         tandem::input<tandem::party::alice, std::array<u64, 16>>, tandem::input<tandem::party::bob, u64>);
+}
+
+/// n AES-128 encryptions (key schedule in the circuit) as one parallel_for:
+/// n instances of one narrow body (levels of ~100 ANDs), run in lockstep.
+template <std::size_t N>
+tandem::circuit<> aes_region_circuit() {
+    using keys = std::array<tandem::lib::aes_key<16>, N>;
+    using blocks = std::array<tandem::lib::aes_block, N>;
+    return tandem::compile(
+        [](const keys& k, const blocks& b) {
+            return tandem::parallel_for<N>([&](std::size_t i) { return tandem::lib::aes_encrypt(k[i], b[i]); });
+        },
+        tandem::input<tandem::party::alice, keys>, tandem::input<tandem::party::bob, blocks>);
+}
+
+/// n independent 64-bit products as one parallel_for.
+template <std::size_t N>
+tandem::circuit<> mul64_region_circuit() {
+    using u64 = tandem::secure_uint<64>;
+    return tandem::compile(
+        [](const std::array<u64, N>& x, const std::array<u64, N>& y) {
+            return tandem::parallel_for<N>([&](std::size_t i) { return x[i] * y[i]; });
+        },
+        tandem::input<tandem::party::alice, std::array<u64, N>>, tandem::input<tandem::party::bob, std::array<u64, N>>);
 }
 
 struct timing {
@@ -206,6 +231,9 @@ int main(int argc, char** argv) {
     if (want("aes128"))
         cases.push_back({"aes128", tandem::bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt"), quick ? 100 : 10000});
     if (want("mul64")) cases.push_back({"mul64", mul64_circuit(quick ? 10 : 100), quick ? 1 : 30});
+    // The same work as regions of many narrow instances (issue 15: lockstep).
+    if (want("aes128-region")) cases.push_back({"aes128-region", aes_region_circuit<1000>(), quick ? 1 : 10});
+    if (want("mul64-region")) cases.push_back({"mul64-region", mul64_region_circuit<1000>(), quick ? 1 : 3});
 
     for (const workload& w : cases) {
         const result r = run<tandem::mitccr_hash>(w.c, w.passes, opt.reps);

@@ -203,12 +203,12 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
             const std::uint64_t first = first_gate + p.level_first_and[l];
             const std::uint32_t n = p.level_parts(lv);
             if (n == 1) {
-                main.ands(c, label, lv.and_begin, lv.xor_begin, first);
+                main.ands(c.gates.data(), label, lv.and_begin, lv.xor_begin, first);
             } else {  // FGP: part k of the level's ANDs on worker k
                 pool.run_on_each(n, [&](std::uint32_t k) {
                     fail.guard([&] {
                         const auto [b, e] = plan::level_part(lv, k, n);
-                        cores[k]->ands(c, label, b, e, first + (b - lv.and_begin));
+                        cores[k]->ands(c.gates.data(), label, b, e, first + (b - lv.and_begin));
                         if (k != 0) flush(cores[k]);
                     });
                 });
@@ -221,8 +221,9 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
     const auto run_part = [&](std::size_t s, std::uint32_t w) {
         const region_data& r = c.regions[c.steps[s].region];
         const step_plan& sp = p.steps[s];
-        for (std::uint32_t i = sp.parts[w].begin; i < sp.parts[w].end; ++i)
-            cores[w]->instance(r, r.instances[i], label, first_gate + sp.instance_first_and[i]);
+        const instance_range part = sp.parts[w];
+        if (part.end > part.begin)
+            cores[w]->instances(r, part.begin, part.end, label, first_gate + sp.instance_first_and[part.begin]);
         flush(cores[w]);
     };
 

@@ -34,6 +34,7 @@
 #include <tandem/detail/secret.hpp>
 #include <tandem/gc/tables.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -120,7 +121,7 @@ namespace tandem::gc::detail {
 
 template <class Hash, class Sink>
 struct and_garbler {
-    const circuit_data& c;
+    const gate* gates;  ///< the level's gates (a circuit's, or a lockstep group's relocated copies)
     const Hash& hash;
     Sink& sink;
     label_array& label;
@@ -132,7 +133,7 @@ struct and_garbler {
     void run(std::uint32_t i) {
         block x[4 * n], tables[2 * n];  // x: A0, B0 of each gate, then A1, B1
         for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
+            const gate& g = gates[i + k];
             x[2 * k] = label[g.in0];
             x[2 * k + 1] = label[g.in1];
             x[2 * n + 2 * k] = label[g.in0] ^ delta;
@@ -140,7 +141,7 @@ struct and_garbler {
         }
         hash.template hash<2 * n, 2>(2 * and_index, x);
         for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
+            const gate& g = gates[i + k];
             const block a0 = label[g.in0], b0 = label[g.in1];
             const block pa = mask_of(a0.lsb()), pb = mask_of(b0.lsb());
             const block ha0 = x[2 * k], hb0 = x[2 * k + 1], ha1 = x[2 * n + 2 * k], hb1 = x[2 * n + 2 * k + 1];
@@ -158,7 +159,7 @@ struct and_garbler {
 
 template <class Hash, class Source>
 struct and_evaluator {
-    const circuit_data& c;
+    const gate* gates;
     const Hash& hash;
     Source& source;
     label_array& label;
@@ -169,13 +170,13 @@ struct and_evaluator {
         const block* t = source.read(2 * n);
         block x[2 * n];
         for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
+            const gate& g = gates[i + k];
             x[2 * k] = label[g.in0];
             x[2 * k + 1] = label[g.in1];
         }
         hash.template hash<2 * n, 1>(2 * and_index, x);
         for (std::size_t k = 0; k < n; ++k) {
-            const gate& g = c.gates[i + k];
+            const gate& g = gates[i + k];
             const block a = label[g.in0], b = label[g.in1];
             label[g.out] = x[2 * k] ^ (mask_of(a.lsb()) & t[2 * k]) ^ x[2 * k + 1] ^ (mask_of(b.lsb()) & (t[2 * k + 1] ^ a));
         }
@@ -221,7 +222,7 @@ inline void store_pair_outputs(label_array& label, const gate& g0, const gate& g
 template <class Hash, class Sink>
 struct and_garbler : detail::and_garbler<Hash, Sink> {
     using base = detail::and_garbler<Hash, Sink>;
-    using base::and_index, base::c, base::delta, base::hash, base::label, base::sink;
+    using base::and_index, base::gates, base::delta, base::hash, base::label, base::sink;
 
     /// Even batches in registers; a lone gate (a level's tail) as AES-NI does it.
     template <std::size_t n>
@@ -242,7 +243,7 @@ struct and_garbler : detail::and_garbler<Hash, Sink> {
         const __m512i d = _mm512_maskz_broadcast_i32x4(0xFFFF, delta.v);
         __m512i h[2][Z], x0[Z];
         for (std::size_t z = 0; z < Z; ++z) {
-            x0[z] = h[0][z] = operand_pair(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1]);
+            x0[z] = h[0][z] = operand_pair(label, gates[i + 2 * z], gates[i + 2 * z + 1]);
             h[1][z] = _mm512_xor_si512(x0[z], d);
         }
         tandem::detail::vaes::hash_registers<Z, 2>(hash, 2 * and_index, h);
@@ -258,7 +259,7 @@ struct and_garbler : detail::and_garbler<Hash, Sink> {
             // (WG0, WE0) = H0 ^ (pa·TG, pb·(TE ^ A0)); C0 = WG0 ^ WE0.
             const __m512i u = _mm512_xor_si512(t, _mm512_maskz_mov_epi64(0xCC, sw));
             const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(own, u));
-            store_pair_outputs(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1], w);
+            store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1], w);
         }
         sink.write(tables, 2 * n);
         and_index += n;
@@ -268,7 +269,7 @@ struct and_garbler : detail::and_garbler<Hash, Sink> {
 template <class Hash, class Source>
 struct and_evaluator : detail::and_evaluator<Hash, Source> {
     using base = detail::and_evaluator<Hash, Source>;
-    using base::and_index, base::c, base::hash, base::label, base::source;
+    using base::and_index, base::gates, base::hash, base::label, base::source;
 
     template <std::size_t n>
     void run(std::uint32_t i) {
@@ -285,29 +286,58 @@ struct and_evaluator : detail::and_evaluator<Hash, Source> {
         constexpr std::size_t Z = n / 2;
         __m512i h[1][Z], x[Z];
         for (std::size_t z = 0; z < Z; ++z)
-            x[z] = h[0][z] = operand_pair(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1]);
+            x[z] = h[0][z] = operand_pair(label, gates[i + 2 * z], gates[i + 2 * z + 1]);
         tandem::detail::vaes::hash_registers<Z, 1>(hash, 2 * and_index, h);
         for (std::size_t z = 0; z < Z; ++z) {
             // (TG, TE ^ Wa) selected by (sa, sb), XORed onto (H(Wa), H(Wb)); Wc = the pair's XOR.
             const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x[z])));
             const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(permute_bits(x[z]), u));
-            store_pair_outputs(label, c.gates[i + 2 * z], c.gates[i + 2 * z + 1], w);
+            store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1], w);
         }
         and_index += n;
     }
 };
 
+/// The XOR and NOT gates [begin, end) of k interleaved copies (lockstep):
+/// gate j sets out·k + m for every copy m, the k labels four to a register;
+/// a NOT adds `not_mask` (Δ for the garbler, zero for the evaluator).
+inline void linear_copies(const gate* gates, block* label, std::uint32_t begin, std::uint32_t end, std::uint32_t k,
+                          block not_mask) noexcept {
+    const __m512i nm = _mm512_maskz_broadcast_i32x4(0xFFFF, not_mask.v);
+    const std::uint32_t full = k & ~3u;
+    const auto tail = static_cast<__mmask8>((1u << (2 * (k - full))) - 1);  // qwords of the last k % 4 labels
+    for (std::uint32_t j = begin; j < end; ++j) {
+        const gate g = gates[j];
+        block* out = label + std::size_t{g.out} * k;
+        const block* a = label + std::size_t{g.in0} * k;
+        const block* b = label + std::size_t{g.in1} * k;
+        if (g.kind == gate_kind::xor_gate) {
+            for (std::uint32_t m = 0; m < full; m += 4)
+                _mm512_storeu_si512(out + m, _mm512_xor_si512(_mm512_loadu_si512(a + m), _mm512_loadu_si512(b + m)));
+            if (tail != 0)
+                _mm512_mask_storeu_epi64(out + full, tail,
+                                         _mm512_xor_si512(_mm512_maskz_loadu_epi64(tail, a + full),
+                                                          _mm512_maskz_loadu_epi64(tail, b + full)));
+        } else {
+            for (std::uint32_t m = 0; m < full; m += 4)
+                _mm512_storeu_si512(out + m, _mm512_xor_si512(_mm512_loadu_si512(a + m), nm));
+            if (tail != 0)
+                _mm512_mask_storeu_epi64(out + full, tail, _mm512_xor_si512(_mm512_maskz_loadu_epi64(tail, a + full), nm));
+        }
+    }
+}
+
 /// garbler_core::ands and evaluator_core::ands with these kernels.
 template <class Hash, class Sink>
-void garble_ands(const circuit_data& c, const Hash& hash, Sink& sink, label_array& label, block delta,
+void garble_ands(const gate* gates, const Hash& hash, Sink& sink, label_array& label, block delta,
                  std::uint32_t begin, std::uint32_t end, std::uint64_t first_and) {
-    and_garbler<Hash, Sink> a{{c, hash, sink, label, delta, first_and}};
+    and_garbler<Hash, Sink> a{{gates, hash, sink, label, delta, first_and}};
     run_ands<garble_batch>(begin, end, a);
 }
 template <class Hash, class Source>
-void evaluate_ands(const circuit_data& c, const Hash& hash, Source& source, label_array& label,
+void evaluate_ands(const gate* gates, const Hash& hash, Source& source, label_array& label,
                    std::uint32_t begin, std::uint32_t end, std::uint64_t first_and) {
-    and_evaluator<Hash, Source> a{{c, hash, source, label, first_and}};
+    and_evaluator<Hash, Source> a{{gates, hash, source, label, first_and}};
     run_ands<evaluate_batch>(begin, end, a);
 }
 
@@ -320,6 +350,41 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::gc {
 
 namespace detail {
+/// linear_copies (above) for CPUs without VAES.
+inline void linear_copies(const gate* gates, block* label, std::uint32_t begin, std::uint32_t end, std::uint32_t k,
+                          block not_mask) noexcept {
+    if (tandem::detail::use_vaes()) {
+        vaes::linear_copies(gates, label, begin, end, k, not_mask);
+        return;
+    }
+    for (std::uint32_t j = begin; j < end; ++j) {
+        const gate g = gates[j];
+        block* out = label + std::size_t{g.out} * k;
+        const block* a = label + std::size_t{g.in0} * k;
+        const block* b = label + std::size_t{g.in1} * k;
+        if (g.kind == gate_kind::xor_gate)
+            for (std::uint32_t m = 0; m < k; ++m) out[m] = a[m] ^ b[m];
+        else
+            for (std::uint32_t m = 0; m < k; ++m) out[m] = a[m] ^ not_mask;
+    }
+}
+
+/// At most this many instances run in lockstep, and their labels take at
+/// most lockstep_bytes: 64 instances make even a chain of one AND per level
+/// fill four 16-gate batches; the byte budget keeps a group's labels in the
+/// L2/L3 caches (the interleaved layout reads each body slot's k labels as
+/// one run of adjacent lines).
+inline constexpr std::uint32_t max_lockstep = 64;
+inline constexpr std::size_t lockstep_bytes = std::size_t{1} << 20;
+
+/// How many consecutive instances of `body` run in lockstep: a pure function
+/// of the body, so that both parties form the same groups.
+inline std::uint32_t lockstep_width(const circuit_data& body) noexcept {
+    const std::size_t room = lockstep_bytes / (sizeof(block) * std::max<std::size_t>(body.slot_count, 1));
+    const std::size_t k = std::clamp<std::size_t>(room, 1, max_lockstep);
+    return static_cast<std::uint32_t>(k < 4 ? k : k & ~std::size_t{3});  // whole registers of labels
+}
+
 /// What garbler_core and evaluator_core share: walking levels, and running a
 /// region instance in a label array of its own, through the core's ands()
 /// and linear().
@@ -335,12 +400,29 @@ public:
         Core& core = static_cast<Core&>(*this);
         for (std::uint32_t l = begin; l < end; ++l) {
             const level_range& lv = c.levels[l];
-            core.ands(c, label, lv.and_begin, lv.xor_begin, first_and);
+            core.ands(c.gates.data(), label, lv.and_begin, lv.xor_begin, first_and);
             first_and += lv.and_count();
             core.linear(c, label, lv.xor_begin, lv.end);
         }
         return first_and;
     }
+    /// Instances [begin, end) of region r, the first with tweak index
+    /// first_and (an instance's tweaks follow the one before, exec/plan.hpp);
+    /// returns the tweak index after them. Consecutive instances of one body
+    /// run in lockstep groups (lockstep_width), one instance alone as before.
+    std::uint64_t instances(const region_data& r, std::uint32_t begin, std::uint32_t end, label_array& outer,
+                            std::uint64_t first_and) {
+        for (std::uint32_t i = begin; i < end;) {
+            const std::uint32_t body = r.instances[i].body;
+            const std::uint32_t most = lockstep_width(r.bodies[body]);
+            std::uint32_t k = 1;
+            while (k < most && i + k < end && r.instances[i + k].body == body) ++k;
+            first_and = k == 1 ? instance(r, r.instances[i], outer, first_and) : lockstep(r, i, k, outer, first_and);
+            i += k;
+        }
+        return first_and;
+    }
+
     /// One region instance: reads its inputs from `outer`, writes its outputs there.
     std::uint64_t instance(const region_data& r, const region_instance& i, label_array& outer,
                            std::uint64_t first_and) {
@@ -354,14 +436,53 @@ public:
         return first_and;
     }
 
-protected:
-    step_runner() = default;
-    ~step_runner() { tandem::detail::wipe_all(local_); }
-    step_runner(const step_runner&) = delete;
-    step_runner& operator=(const step_runner&) = delete;
+    /// Instances first .. first+k-1 (one body) in lockstep (paper 003 §3,
+    /// SIMD sub-circuits): level d of all k runs as one level of k times the
+    /// ANDs, so narrow bodies fill the hash batches as a wide circuit does.
+    /// The k copies' labels are interleaved, slot s of copy m at s·k + m, so
+    /// the k operands of one body gate are adjacent; the level's ANDs are
+    /// relocated into that layout gate-major (gate j of copies 0..k-1, then
+    /// gate j+1) and take consecutive tweaks in that order: tweak
+    /// first_and + k·(ANDs of the levels before) + k·j + m. The group's
+    /// tweaks are thus exactly the range its instances own, [first_and,
+    /// first_and + k·ANDs(body)), and both parties derive the same groups
+    /// from the same plan.
+    [[gnu::flatten]] std::uint64_t lockstep(const region_data& r, std::uint32_t first, std::uint32_t k,
+                                            label_array& outer, std::uint64_t first_and) {
+        Core& core = static_cast<Core&>(*this);
+        const circuit_data& body = r.bodies[r.instances[first].body];
+        const std::size_t slots = std::size_t{body.slot_count} * k;
+        if (local_.size() < slots) local_.resize(slots);
+        for (std::uint32_t m = 0; m < k; ++m) {
+            const auto in = r.inputs_of(r.instances[first + m]);
+            for (std::size_t s = 0; s < in.size(); ++s) local_[s * k + m] = outer[in[s]];
+        }
+        for (const level_range& lv : body.levels) {
+            const std::size_t ands = std::size_t{lv.and_count()} * k;
+            if (ands != 0) {
+                if (relocated_.size() < ands) relocated_.resize(ands);
+                gate* g = relocated_.data();
+                for (std::uint32_t j = lv.and_begin; j < lv.xor_begin; ++j) {
+                    const gate x = body.gates[j];
+                    for (std::uint32_t m = 0; m < k; ++m)
+                        *g++ = gate{x.in0 * k + m, x.in1 * k + m, x.out * k + m, gate_kind::and_gate};
+                }
+                core.ands(relocated_.data(), local_, 0, static_cast<std::uint32_t>(ands), first_and);
+                first_and += ands;
+            }
+            core.linear(body, local_, lv.xor_begin, lv.end, k);
+        }
+        for (std::uint32_t m = 0; m < k; ++m) {
+            const auto out = r.outputs_of(r.instances[first + m]);
+            for (std::size_t j = 0; j < out.size(); ++j)
+                if (out[j] != unused_slot) outer[out[j]] = local_[std::size_t{body.output_slots[j]} * k + m];
+        }
+        return first_and;
+    }
 
 private:
-    label_array local_;  // one instance's labels, reused
+    label_array local_;           // one instance's labels, or a lockstep group's, reused
+    std::vector<gate> relocated_;  // a lockstep level's ANDs in the group's layout, reused
 };
 }  // namespace detail
 
@@ -374,16 +495,16 @@ class garbler_core : public detail::step_runner<garbler_core<Hash, Sink>> {
 public:
     garbler_core(block hash_start, block delta, Sink& sink) : hash_(hash_start), delta_(delta), sink_(sink) {}
 
-    /// The ANDs [begin, end) of c (all of one level), the first with tweak index first_and.
-    void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+    /// The ANDs [begin, end) of `gates` (all of one level), the first with tweak index first_and.
+    void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
         // A lone AND (a chain: one per level) runs the same code either way;
         // taking it here saves the call into the VAES kernel.
         if (end - begin > 1 && tandem::detail::use_vaes()) {
-            detail::vaes::garble_ands(c, hash_, sink_, label, delta_, begin, end, first_and);
+            detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
             return;
         }
-        detail::and_garbler<Hash, Sink> a{c, hash_, sink_, label, delta_, first_and};
+        detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
         detail::run_ands<garble_batch>(begin, end, a);
     }
     /// The XOR and NOT gates [begin, end) of c, in order.
@@ -392,6 +513,11 @@ public:
             const gate& g = c.gates[j];
             label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta_;
         }
+    }
+    /// The same for k interleaved copies (lockstep: slot s of copy m at s·k + m).
+    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+                std::uint32_t k) const {
+        detail::linear_copies(c.gates.data(), label.data(), begin, end, k, delta_);
     }
     /// Passes buffered tables on, if the sink buffers (channel_sink).
     void flush() {
@@ -410,13 +536,13 @@ class evaluator_core : public detail::step_runner<evaluator_core<Hash, Source>> 
 public:
     evaluator_core(block hash_start, Source& source) : hash_(hash_start), source_(source) {}
 
-    void ands(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+    void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
         if (end - begin > 1 && tandem::detail::use_vaes()) {
-            detail::vaes::evaluate_ands(c, hash_, source_, label, begin, end, first_and);
+            detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
             return;
         }
-        detail::and_evaluator<Hash, Source> a{c, hash_, source_, label, first_and};
+        detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         detail::run_ands<evaluate_batch>(begin, end, a);
     }
     static void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) {
@@ -424,6 +550,10 @@ public:
             const gate& g = c.gates[j];
             label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
         }
+    }
+    static void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+                       std::uint32_t k) {
+        detail::linear_copies(c.gates.data(), label.data(), begin, end, k, block());
     }
 
 private:
@@ -442,7 +572,7 @@ std::uint64_t run_all_steps(Core& core, const circuit_data& c, label_array& labe
             continue;
         }
         const region_data& r = c.regions[st.region];
-        for (const region_instance& i : r.instances) first_and = core.instance(r, i, label, first_and);
+        first_and = core.instances(r, 0, static_cast<std::uint32_t>(r.instances.size()), label, first_and);
     }
     return first_and;
 }
