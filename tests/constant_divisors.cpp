@@ -1,0 +1,262 @@
+// Division, remainder and multiplication by public constants
+// (dsl/constant_divide.hpp, dsl/constant_multiply.hpp): the laws of C++ on
+// widths 1..128 for many divisors, exact AND counts, garbled == plaintext, and
+// MExp (examples/apps.hpp), which reduces modulo a public m.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "laws.hpp"
+#include "memory_sessions.hpp"
+
+#include "../examples/apps.hpp"
+
+#include <tandem/crypto/fixed_key_hash.hpp>
+#include <tandem/gc/half_gates.hpp>
+
+#include <random>
+#include <tuple>
+#include <vector>
+
+using namespace tandem;
+using laws::u128;
+using laws::i128;
+
+namespace {
+
+/// The divisors tried at width N, as N-bit patterns.
+template <std::size_t N>
+std::vector<u128> divisors(std::uint64_t seed) {
+    constexpr u128 m = laws::mask<N>;
+    std::vector<u128> c = {0, 1, 2, 3, 5, 6, 7, 10, 12, 641, 1000000007, m, m - 1, m - 2, m >> 1, (m >> 1) + 1,
+                           (m >> 1) - 1, (m >> 2) + 1, m / 3, m / 10};
+    for (std::size_t k = 2; k < N; k += 7) c.push_back(u128{1} << k);
+    for (std::size_t k = 3; k < N; k += 11) c.push_back((u128{1} << k) + 1);
+    for (std::size_t k = 3; k < N; k += 9) c.push_back((u128{1} << k) - 1);
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 6; ++i) {
+        const u128 r = (u128{rng()} << 64) | rng();
+        c.push_back(r);                                // full width
+        c.push_back(r >> (rng() % 128));               // any width
+        c.push_back(u128{rng() % 1000});               // small
+        c.push_back(m - u128{rng() % 1000});           // small negative / near the maximum
+    }
+    for (auto& v : c) v &= m;
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    return c;
+}
+
+/// Dividends for divisor c: edge values, values around multiples of c, random ones.
+template <std::size_t N>
+std::vector<u128> dividends(u128 c, std::mt19937_64& rng) {
+    constexpr u128 m = laws::mask<N>;
+    std::vector<u128> x = {0, 1, 2, 3, m, m - 1, m >> 1, (m >> 1) + 1, (m >> 1) - 1, c, c - 1, c + 1,
+                           2 * c, 2 * c - 1, 3 * c + 1, 0 - c, 0 - c - 1};
+    if (c != 0) {
+        const u128 top = m - m % c;  // largest multiple of c
+        x.push_back(top);
+        x.push_back(top - 1);
+        x.push_back(top - c);
+    }
+    for (int i = 0; i < 60; ++i) {
+        const u128 r = (u128{rng()} << 64) | rng();
+        x.push_back(r);
+        x.push_back(r >> (rng() % 128));
+        if (c != 0) x.push_back(c * (r >> (rng() % 128)) + (rng() % 3) - 1);
+    }
+    for (auto& v : x) v &= m;
+    return x;
+}
+
+/// The public constant of pattern c as the C++ integer a program would write.
+template <std::size_t N, bool S>
+auto as_public(u128 c) {
+    if constexpr (S) return laws::sext<N>(c);
+    else return c;
+}
+
+/// x / c and x % c for public c at width N: c as a C++ integer and as a
+/// secure integer made of constants must both match C++ bit for bit.
+template <std::size_t N, bool S>
+void check_constant_division(std::uint64_t seed) {
+    using A = laws::sint<N, S>;
+    using plain = plain_type_t<A>;
+    std::mt19937_64 rng(seed);
+    std::size_t failures = 0;
+    for (const u128 c : divisors<N>(seed)) {
+        const auto pc = as_public<N, S>(c);
+        const auto circ = compile(
+            [pc](A x) {
+                const A secure_c(pc);
+                return std::tuple{x / pc, x % pc, x / secure_c, x % secure_c};
+            },
+            input<party::alice, A>);
+        const std::vector<u128> xs = dividends<N>(c, rng);
+        std::vector<std::tuple<plain>> sets;
+        for (const u128 x : xs) sets.emplace_back(static_cast<plain>(x));
+        const auto outs = circ.eval_plain_batch(sets);
+        for (std::size_t i = 0; i < xs.size() && failures < 10; ++i) {
+            const auto expect = laws::reference<N, S>(xs[i], c);
+            const u128 got[] = {laws::widen(std::get<0>(outs[i])), laws::widen(std::get<1>(outs[i])),
+                                laws::widen(std::get<2>(outs[i])), laws::widen(std::get<3>(outs[i]))};
+            const u128 want[] = {expect[3], expect[4], expect[3], expect[4]};
+            for (int j = 0; j < 4; ++j) {
+                if (got[j] == want[j]) continue;
+                ++failures;
+                const std::string what = "N=" + std::to_string(N) + (S ? " signed " : " unsigned ") +
+                                         (j % 2 == 0 ? "x / c" : "x % c") + (j >= 2 ? " (secure constant)" : "") +
+                                         " with x=" + laws::to_string(xs[i]) + " c=" + laws::to_string(c) +
+                                         ": got " + laws::to_string(got[j]) + ", expected " +
+                                         laws::to_string(want[j]) + " (seed " + std::to_string(seed) + ")";
+                FAIL_CHECK(what);
+            }
+        }
+    }
+    CHECK(failures == 0);
+}
+
+/// x * c for public c, truncated to N bits, against C++.
+template <std::size_t N, bool S>
+void check_constant_product(std::uint64_t seed) {
+    using A = laws::sint<N, S>;
+    using plain = plain_type_t<A>;
+    std::mt19937_64 rng(seed);
+    std::size_t failures = 0;
+    for (const u128 c : divisors<N>(seed)) {
+        const auto pc = as_public<N, S>(c);
+        const auto circ = compile([pc](A x) { return std::tuple{x * pc, pc * x}; }, input<party::alice, A>);
+        const std::vector<u128> xs = dividends<N>(c, rng);
+        std::vector<std::tuple<plain>> sets;
+        for (const u128 x : xs) sets.emplace_back(static_cast<plain>(x));
+        const auto outs = circ.eval_plain_batch(sets);
+        for (std::size_t i = 0; i < xs.size() && failures < 10; ++i) {
+            const u128 want = laws::as_value<N, S>(xs[i] * c);
+            const u128 got0 = laws::widen(std::get<0>(outs[i])), got1 = laws::widen(std::get<1>(outs[i]));
+            if (got0 == want && got1 == want) continue;
+            ++failures;
+            const std::string what = "N=" + std::to_string(N) + (S ? " signed" : " unsigned") +
+                                     " x * c with x=" + laws::to_string(xs[i]) + " c=" + laws::to_string(c) +
+                                     ": got " + laws::to_string(got0) + " / " + laws::to_string(got1) +
+                                     ", expected " + laws::to_string(want) + " (seed " + std::to_string(seed) + ")";
+            FAIL_CHECK(what);
+        }
+    }
+    CHECK(failures == 0);
+}
+
+template <class T, class F>
+std::uint64_t ands(F f) {
+    return compile(f, input<party::alice, T>).stats().and_gates;
+}
+
+/// Garbles c with `seed`, evaluates it on `inputs` (bits per input value) and decodes.
+std::vector<bool> garbled_run(const circuit<>& c, const std::vector<std::vector<bool>>& inputs, std::uint64_t seed) {
+    prg rng(block(seed, 77));
+    gc::table_buffer tables;
+    const gc::garbling g = gc::garble<mitccr_hash>(c, rng, tables);
+    std::vector<block> active;
+    for (std::size_t v = 0; v < inputs.size(); ++v)
+        for (std::size_t k = 0; k < inputs[v].size(); ++k)
+            active.push_back(g.input.label(c.data().inputs[v].first_bit + k, inputs[v][k]));
+    gc::table_reader reader(tables.tables());
+    const std::vector<block> out = gc::evaluate<mitccr_hash>(c, g.hash_start, reader, active);
+    CHECK(reader.remaining() == 0);
+    return gc::decode(out, g.output);
+}
+
+template <std::size_t N, bool S>
+void check_garbled(u128 c, std::uint64_t seed) {
+    using A = laws::sint<N, S>;
+    const auto pc = as_public<N, S>(c);
+    const circuit<> circ = compile([pc](A x) { return std::tuple{x / pc, x % pc, x * pc}; }, input<party::alice, A>);
+    std::mt19937_64 rng(seed);
+    for (int t = 0; t < 6; ++t) {
+        std::vector<std::vector<bool>> in(1, std::vector<bool>(N));
+        for (std::size_t k = 0; k < N; ++k) in[0][k] = t == 1 ? true : t == 0 ? false : (rng() & 1) != 0;
+        std::vector<std::vector<bool>> plain_out = eval_plain_bits(circ, in);
+        std::vector<bool> flat;
+        for (const auto& v : plain_out) flat.insert(flat.end(), v.begin(), v.end());
+        INFO("N=" << N << " signed=" << S << " c=" << laws::to_string(c) << " set " << t << " seed " << seed);
+        CHECK(garbled_run(circ, in, seed + t) == flat);
+    }
+}
+
+}  // namespace
+
+// ---- laws -----------------------------------------------------------------------
+
+TEST_CASE_TEMPLATE_DEFINE("constant_divisors.laws", W, constant_laws) {
+    constexpr std::size_t n = W::value;
+    check_constant_division<n, false>(0xd1000000 + n);
+    check_constant_division<n, true>(0x5d100000 + n);
+    check_constant_product<n, false>(0x3a000000 + n);
+    check_constant_product<n, true>(0x3b000000 + n);
+}
+TEST_CASE_TEMPLATE_INVOKE(constant_laws, std::integral_constant<std::size_t, 1>, std::integral_constant<std::size_t, 2>,
+                          std::integral_constant<std::size_t, 3>, std::integral_constant<std::size_t, 4>,
+                          std::integral_constant<std::size_t, 5>, std::integral_constant<std::size_t, 7>,
+                          std::integral_constant<std::size_t, 8>, std::integral_constant<std::size_t, 9>,
+                          std::integral_constant<std::size_t, 13>, std::integral_constant<std::size_t, 16>,
+                          std::integral_constant<std::size_t, 31>, std::integral_constant<std::size_t, 32>,
+                          std::integral_constant<std::size_t, 33>, std::integral_constant<std::size_t, 63>,
+                          std::integral_constant<std::size_t, 64>, std::integral_constant<std::size_t, 65>,
+                          std::integral_constant<std::size_t, 100>, std::integral_constant<std::size_t, 127>,
+                          std::integral_constant<std::size_t, 128>);
+
+TEST_CASE("constant_divisors.exhaustive_8") {
+    // Every dividend and every divisor at 8 bits, unsigned and signed.
+    using U = secure_uint<8>;
+    using I = secure_int<8>;
+    for (unsigned c = 0; c < 256; ++c) {
+        const auto cu = compile([c](U x) { return std::tuple{x / std::uint8_t(c), x % std::uint8_t(c)}; },
+                                input<party::alice, U>);
+        const auto ci = compile([c](I x) { return std::tuple{x / std::int8_t(c), x % std::int8_t(c)}; },
+                                input<party::alice, I>);
+        for (unsigned x = 0; x < 256; ++x) {
+            const auto eu = laws::reference<8, false>(x, c);
+            const auto ei = laws::reference<8, true>(x, c);
+            const auto [qu, ru] = cu.eval_plain(std::uint8_t(x));
+            const auto [qi, ri] = ci.eval_plain(std::int8_t(x));
+            const u128 got_qu = laws::widen(qu), got_ru = laws::widen(ru), got_qi = laws::widen(qi),
+                       got_ri = laws::widen(ri);
+            if (got_qu == eu[3] && got_ru == eu[4] && got_qi == ei[3] && got_ri == ei[4]) continue;
+            INFO("x = " << x << ", c = " << c);
+            CHECK(got_qu == eu[3]);
+            CHECK(got_ru == eu[4]);
+            CHECK(got_qi == ei[3]);
+            CHECK(got_ri == ei[4]);
+        }
+    }
+}
+
+// ---- garbled == plaintext -------------------------------------------------------
+
+TEST_CASE("constant_divisors.garbled") {
+    check_garbled<8, false>(7, 1);
+    check_garbled<8, true>(0xF9, 2);  // -7
+    check_garbled<32, false>(10, 3);
+    check_garbled<32, false>(4294967291u, 4);
+    check_garbled<32, true>(0x80000000u, 5);  // INT_MIN
+    check_garbled<32, true>(0xFFFFFFF6u, 6);  // -10
+    check_garbled<64, false>(1000000007, 7);
+    check_garbled<64, true>(3, 8);
+    check_garbled<128, false>(~u128{0} / 3, 9);
+}
+
+// ---- gate counts ----------------------------------------------------------------
+
+TEST_CASE("constant_divisors.gate_counts") {
+    using U32 = secure_uint<32>;
+    using U64 = secure_uint<64>;
+    using I32 = secure_int<32>;
+    using I64 = secure_int<64>;
+    const std::uint64_t m = apps::mexp_default_modulus;
+    MESSAGE("u32 /10 " << ands<U32>([](U32 x) { return x / 10u; }) << " %10 " << ands<U32>([](U32 x) { return x % 10u; }));
+    MESSAGE("u64 /10 " << ands<U64>([](U64 x) { return x / 10u; }) << " %10 " << ands<U64>([](U64 x) { return x % 10u; }));
+    MESSAGE("u32 /7 " << ands<U32>([](U32 x) { return x / 7u; }) << " %7 " << ands<U32>([](U32 x) { return x % 7u; }));
+    MESSAGE("u64 /7 " << ands<U64>([](U64 x) { return x / 7u; }) << " %7 " << ands<U64>([](U64 x) { return x % 7u; }));
+    MESSAGE("u64 %m " << ands<U64>([m](U64 x) { return x % m; }));
+    MESSAGE("i32 /10 " << ands<I32>([](I32 x) { return x / 10; }) << " %10 " << ands<I32>([](I32 x) { return x % 10; }));
+    MESSAGE("i64 /10 " << ands<I64>([](I64 x) { return x / 10; }) << " %10 " << ands<I64>([](I64 x) { return x % 10; }));
+    MESSAGE("u32 *10 " << ands<U32>([](U32 x) { return x * 10u; }) << " *max " << ands<U32>([](U32 x) { return x * 0xFFFFFFFFu; }));
+    MESSAGE("u64 *m " << ands<U64>([m](U64 x) { return x * m; }));
+    MESSAGE("mulmod " << ands<apps::u32>([](apps::u32 x) { return apps::mul_mod(x, x + 1u, apps::mexp_default_modulus); }));
+}
