@@ -260,3 +260,43 @@ TEST_CASE("constant_divisors.gate_counts") {
     MESSAGE("u64 *m " << ands<U64>([m](U64 x) { return x * m; }));
     MESSAGE("mulmod " << ands<apps::u32>([](apps::u32 x) { return apps::mul_mod(x, x + 1u, apps::mexp_default_modulus); }));
 }
+
+// ---- MExp -----------------------------------------------------------------------
+
+TEST_CASE("constant_divisors.mexp_moduli") {
+    // Every 32-bit modulus must work: the default 2^32 - 5, tiny, Mersenne,
+    // the largest, a random odd and a random even one, 1 (everything is 0).
+    for (const std::uint32_t m : {4294967291u, 3u, 2147483647u, 4294967295u, 2654435761u, 3000000000u, 1u, 2u,
+                                  65536u, 1000003u}) {
+        const auto c = apps::mexp_circuit<2>(m);
+        for (const std::uint64_t seed : {1u, 2u, 3u, 77u}) {
+            const auto in = apps::make_mexp_inputs<2>(seed);
+            const std::uint32_t got = c.eval_plain(in.bases, in.exps);
+            const std::uint32_t want = apps::mexp_plain<2>(in.bases, in.exps, m);
+            INFO("m = " << m << ", seed " << seed);
+            CHECK(got == want);
+        }
+        const std::array<std::uint32_t, 2> big{UINT32_MAX, m - 1}, one{1, 1}, e{UINT32_MAX, 2};
+        const std::uint32_t got_big = c.eval_plain(big, e), want_big = apps::mexp_plain<2>(big, e, m);
+        const std::uint32_t got_one = c.eval_plain(big, one), want_one = apps::mexp_plain<2>(big, one, m);
+        INFO("m = " << m);
+        CHECK(got_big == want_big);
+        CHECK(got_one == want_one);
+    }
+}
+
+TEST_CASE("constant_divisors.mexp_session") {
+    // Garbled over the in-memory session pair: equal to plaintext.
+    for (const std::uint32_t m : {apps::mexp_default_modulus, 3000000000u}) {
+        const auto c = apps::mexp_circuit<2>(m);
+        const auto in = apps::make_mexp_inputs<2>(20261124);
+        std::uint32_t got_a = 0, got_b = 0;
+        test::rethrow(test::two_party(
+            test::make_wiring(0), test::with_threads(1), test::with_threads(1),
+            [&](session& s) { got_a = s.run(c, in.bases); }, [&](session& s) { got_b = s.run(c, in.exps); }));
+        const std::uint32_t want = apps::mexp_plain<2>(in.bases, in.exps, m);
+        INFO("m = " << m);
+        CHECK(got_a == want);
+        CHECK(got_b == want);
+    }
+}

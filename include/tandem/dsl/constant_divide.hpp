@@ -49,27 +49,37 @@
 
 namespace tandem::detail {
 
-/// A multiply-high that divides by d: q = floor(x·(Σ digits) / 2^shift).
+/// A multiply-high that divides by d: q = floor(x·M / 2^shift).
 struct division_plan {
     std::size_t shift = 0;
-    std::vector<signed_digit> digits;
+    multiple_plan product;
 };
 
 /// The cheapest valid (s, M) for x <= xmax, d >= 2 not a power of two, floor(xmax/d) >= 2.
+/// Every valid s is costed with plain signed digits; the few cheapest are
+/// planned again with shared subexpressions (which take longer to plan).
 inline division_plan plan_division(const wide_uint& d, const wide_uint& xmax, std::size_t quotient_bits) {
-    division_plan best;
-    std::uint64_t best_cost = ~std::uint64_t{0};
     const std::size_t l = d.bit_width();
     const std::size_t last = xmax.bit_width() + l;  // e < d <= 2^l: e·X < 2^s holds from here on
+    std::vector<std::pair<std::uint64_t, std::size_t>> valid;  // (plain cost, s)
+    std::vector<wide_uint> multipliers(last + 1);
     wide_uint m, rem;
     for (std::size_t s = l; s <= last; ++s) {
         divide_wide(wide_uint::power_of_two(s), d, m, rem);
         if (!rem.is_zero()) m = m + wide_uint::from(1);  // ceil
         const wide_uint e = m * d - wide_uint::power_of_two(s);
         if (!(e * xmax < wide_uint::power_of_two(s))) continue;
-        std::uint64_t cost = 0;
-        const auto digits = plan_multiple({}, xmax, {binary_digits(m), canonical_digits(m)}, s + quotient_bits, &cost);
-        if (cost < best_cost) best_cost = cost, best = {s, digits};
+        multipliers[s] = m;
+        const auto plain = plan_multiple({}, xmax, {binary_digits(m), canonical_digits(m)}, s + quotient_bits, false);
+        valid.push_back({plain.cost, s});
+    }
+    std::sort(valid.begin(), valid.end());
+    division_plan best;
+    for (std::size_t i = 0; i < valid.size() && i < 3; ++i) {
+        const std::size_t s = valid[i].second;
+        const wide_uint& mult = multipliers[s];
+        auto plan = plan_multiple({}, xmax, {binary_digits(mult), canonical_digits(mult)}, s + quotient_bits);
+        if (plan.cost < best.product.cost) best = {s, std::move(plan)};
     }
     return best;
 }
@@ -104,7 +114,7 @@ inline void divide_by_constant_unsigned(builder& bld, bits_in x, const wide_uint
     } else {
         const division_plan plan = plan_division(d, xmax, qbits);
         constant_sum acc;
-        accumulate_multiple(&bld, acc, x, xmax, plan.digits, plan.shift + qbits);
+        build_multiple(bld, acc, x, xmax, plan.product, plan.shift + qbits);
         for (std::size_t i = 0; i < qbits; ++i) q[i] = acc.bit(plan.shift + i);
     }
     if (!quotient.empty()) std::copy(q.begin(), q.end(), quotient.begin());
@@ -114,11 +124,11 @@ inline void divide_by_constant_unsigned(builder& bld, bits_in x, const wide_uint
     acc.bits.assign(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(l));
     acc.pos = wide_uint::low_mask(l);
     const wide_uint complement = wide_uint::power_of_two(l) - d;  // -d ≡ 2^l - d
-    const auto digits = plan_multiple(acc, qmax,
+    const auto plan = plan_multiple(acc, qmax,
                                       {negated(binary_digits(d)), negated(canonical_digits(d)),
                                        binary_digits(complement), canonical_digits(complement)},
                                       l);
-    accumulate_multiple(&bld, acc, q, qmax, digits, l);
+    build_multiple(bld, acc, q, qmax, plan, l);
     for (std::size_t i = 0; i < l; ++i) remainder[i] = acc.bit(i);
 }
 
