@@ -29,12 +29,21 @@
 //  * otherwise |x| (n - 1 ANDs) divided as above with X = 2^(n-1), and the
 //    quotient and remainder given their signs on as many bits as they have.
 //
-// AND counts (asserted in tests/constant_divisors.cpp; n = 32 / 64):
-//   unsigned x / 10: 133 / 329    x % 10: 164 / 391
-//   unsigned x / 7:  125 / 313    x % 7:  153 / 374
-//   64-bit x % (2^32 - 5): 302 (the generic divider: 4,285)
-//   signed x / 10:   175 / 414    x % 10: 207 / 473
-// (see the test for more divisors and widths).
+// The multiplier of 1/d repeats with the period of 2 modulo d, so its terms
+// share subexpressions (constant_multiply.hpp): 1/10 at 64 bits is built by
+// doublings, not by 30-odd adders.
+//
+// AND counts (asserted in tests/constant_divisors.cpp), n = 32 / 64 bits; the
+// generic divider takes n² + 3n - 3 = 1,117 / 4,285 for either:
+//   unsigned x / 3:  196 / 466     x % 3:  136 / 329
+//   unsigned x / 7:  216 / 514     x % 7:  137 / 324
+//   unsigned x / 10: 202 / 486     x % 10: 148 / 343    (16 bits: x / 10 78;
+//                                                        128 bits: 1,122 / 794)
+//   unsigned x / 1000000007: 263 / 1,103   x % 1000000007: 384 / 1,233
+//   unsigned x / (2^32 - 5): 31 / 258      x % (2^32 - 5):  62 / 317
+//   signed x / 10:   256 / 603     x % 10: 183 / 410
+//   signed 32-bit x / -7: 270, x % -7: 170, x / 8: 31, x % 8: 59,
+//   x / INT_MIN: 31, x / -1: 30; x / 0, x / 2^k unsigned, x % 2^k: none.
 #pragma once
 
 #include <tandem/detail/wide_uint.hpp>
@@ -119,6 +128,12 @@ inline void divide_by_constant_unsigned(builder& bld, bits_in x, const wide_uint
     }
     if (!quotient.empty()) std::copy(q.begin(), q.end(), quotient.begin());
     if (remainder.empty()) return;
+    if (qbits == 1) {  // r = x - (q ? d : 0) on l bits: d's bits ANDed with q are q or 0
+        std::vector<wire_ref> masked(l);
+        for (std::size_t i = 0; i < l; ++i) masked[i] = d.bit(i) ? q[0] : false_ref;
+        sub(bld, x.first(l), masked, remainder.first(l));
+        return;
+    }
     // r = x - q·d (mod 2^l), as r < d < 2^l; the sum starts from x's low bits.
     constant_sum acc;
     acc.bits.assign(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(l));

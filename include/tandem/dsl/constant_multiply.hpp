@@ -21,10 +21,13 @@
 // constant_divide.hpp) computes its low bits only as far as their carries
 // reach the result: the result equals the exact product bit for bit.
 //
-// AND counts (asserted in tests/constant_divisors.cpp): the truncated 32-bit
-// product x * 10 costs 29 ANDs (schoolbook with the constant: 29 as well),
-// x * 0xFFFFFFFF costs 30 (a negation: 2^32 - 1 ≡ -1; schoolbook 465), and the
-// 64-bit x * (2^32 - 5) costs 92 (schoolbook 120).
+// Terms share subexpressions (Hartley 1996, see share_subexpressions): a
+// pair ±y ± y·2^k that recurs becomes a base of its own, formed once.
+//
+// AND counts (asserted in tests/constant_divisors.cpp; in brackets what the
+// schoolbook method folded down to before): the truncated 32-bit products
+// x * 10: 28 (28), x * 0xFFFFFFFF: 30, a negation (465), x * 0x55555555: 94
+// (225); the 64-bit x * (2^32 - 5): 123 (1,396).
 #pragma once
 
 #include <tandem/detail/wide_uint.hpp>
