@@ -7,7 +7,8 @@
 // Unsigned x (n bits, at most X — constant-zero high bits lower X), public d:
 //  * d = 0: x / 0 = 2^n - 1 and x % 0 = x, as in divide.hpp; X < d: q = 0,
 //    r = x; d = 2^k: a shift and a mask. No ANDs.
-//  * floor(X / d) = 1: q = (x >= d) (n ANDs at most), r = x - q·d.
+//  * floor(X / d) = 1: q = (x >= d) (n ANDs at most), r = x - (q ? d : 0)
+//    on bit_width(d) bits (one subtraction: d's bits ANDed with q are free).
 //  * otherwise division by an invariant integer as a multiply-high
 //    (Granlund & Montgomery, "Division by invariant integers using
 //    multiplication", PLDI 1994, Thm 4.2; Möller & Granlund 2011 §3): for a
@@ -20,6 +21,8 @@
 //    into the quotient). Then r = x - q·d, computed modulo 2^L with
 //    L = bit_width(d) since r < d: q·d's digits start at bit 0, so it costs
 //    about L ANDs per nonzero digit of d (or of 2^L - d, whichever is cheaper).
+//    It reads only q's low L bits, so the gates that form only q's top bits
+//    are dropped as dead (compile.hpp): x % c can cost less than x / c.
 //
 // Signed x (C++ truncation; the division-by-zero results of divide.hpp):
 //  * d = 0: q = -1 for x >= 0 and 1 for x < 0, r = x; d = ±1: q = ±x, r = 0
@@ -29,9 +32,9 @@
 //  * otherwise |x| (n - 1 ANDs) divided as above with X = 2^(n-1), and the
 //    quotient and remainder given their signs on as many bits as they have.
 //
-// The multiplier of 1/d repeats with the period of 2 modulo d, so its terms
-// share subexpressions (constant_multiply.hpp): 1/10 at 64 bits is built by
-// doublings, not by 30-odd adders.
+// The binary digits of 1/d repeat (with period the order of 2 modulo d's odd
+// part), so M's terms share subexpressions (constant_multiply.hpp): 1/10 at
+// 64 bits is built by doublings, not by 30-odd adders.
 //
 // AND counts (asserted in tests/constant_divisors.cpp), n = 32 / 64 bits; the
 // generic divider takes n² + 3n - 3 = 1,117 / 4,285 for either:
