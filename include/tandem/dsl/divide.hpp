@@ -7,6 +7,9 @@
 // Step k costs k+1 ANDs to subtract, k+1 to restore and 1 to form the quotient
 // bit, so the whole circuit has n² + 3n - 3 ANDs (issue bound: n² + 3n - 1).
 //
+// A public divisor does not come here: `/` and `%` pick the circuits of
+// constant_divide.hpp for it (same results, far fewer ANDs).
+//
 // Division by zero is deterministic: unsigned x / 0 = all ones (2^n - 1) and
 // x % 0 = x. Signed division truncates toward zero like C++; signed x / 0 is -1
 // for x >= 0 and 1 for x < 0, x % 0 = x, and INT_MIN / -1 wraps to INT_MIN

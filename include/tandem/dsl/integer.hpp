@@ -6,12 +6,17 @@
 // public C++ integers mix in freely and are folded while recording:
 // `x + 5`, `x < 100`, `select(c, x, 0)`.
 //
+// A public divisor (a C++ integer, or a secure integer whose bits are all
+// constants) picks the circuits of constant_divide.hpp, a public factor the
+// shifts and adds of constant_multiply.hpp.
+//
 // Defined results where C++ has none: x / 0 and x % 0 (see divide.hpp),
 // shifts by N or more (the fill, see shift.hpp), INT_MIN / -1 (wraps).
 #pragma once
 
 #include <tandem/dsl/arith.hpp>
 #include <tandem/dsl/bit.hpp>
+#include <tandem/dsl/constant_divide.hpp>
 #include <tandem/dsl/divide.hpp>
 #include <tandem/dsl/multiply.hpp>
 #include <tandem/dsl/popcount.hpp>
@@ -232,8 +237,7 @@ template <class A, class B>
 auto operator/(const A& a, const B& b) {
     using R = typename detail::common_integer<A, B>::type;
     return detail::binary(a, b, [](detail::builder& bld, auto x, auto y, auto out) {
-        if constexpr (R::is_signed) detail::divide_signed(bld, x, y, out, {});
-        else detail::divide_unsigned(bld, x, y, out, {});
+        detail::divide(bld, x, y, R::is_signed, out, {});
     });
 }
 
@@ -242,8 +246,7 @@ template <class A, class B>
 auto operator%(const A& a, const B& b) {
     using R = typename detail::common_integer<A, B>::type;
     return detail::binary(a, b, [](detail::builder& bld, auto x, auto y, auto out) {
-        if constexpr (R::is_signed) detail::divide_signed(bld, x, y, {}, out);
-        else detail::divide_unsigned(bld, x, y, {}, out);
+        detail::divide(bld, x, y, R::is_signed, {}, out);
     });
 }
 

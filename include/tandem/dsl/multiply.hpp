@@ -8,6 +8,7 @@
 //    (+ (a1·b1 mod 2) · 2^(n-1) when n is odd),
 //    where a0·b0 is a full product computed with Karatsuba's three half-size
 //    products. The cross products recurse through the same dispatch.
+// A public factor (every bit a constant) takes constant_multiply.hpp instead.
 // Full 2n-bit product (inside Karatsuba): schoolbook 2n² - n ANDs, Karatsuba
 // (three products of n/2 + 1 bits at most) from karatsuba_full_threshold on.
 //
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <tandem/dsl/arith.hpp>
+#include <tandem/dsl/constant_multiply.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -122,7 +124,9 @@ inline bool all_public(bits_in a) {
 }
 
 inline void multiply_truncated(builder& bld, bits_in a, bits_in b, bits_out out) {
-    // A public factor folds the schoolbook method down to shifts and adds.
+    // A public factor: shifts and adds in signed digits (constant_multiply.hpp).
+    if (all_public(b) && !all_public(a)) return multiply_by_constant(bld, a, bound_of(a), constant_value(b), out);
+    if (all_public(a) && !all_public(b)) return multiply_by_constant(bld, b, bound_of(b), constant_value(a), out);
     if (out.size() >= karatsuba_truncated_threshold && !all_public(a) && !all_public(b))
         multiply_truncated_karatsuba(bld, a, b, out);
     else multiply_truncated_schoolbook(bld, a, b, out);
