@@ -18,7 +18,9 @@
 //      produced, and outputs opened to whoever learns them — checked, so that
 //      damage in transit is a protocol_error, never a wrong answer.
 // Tweaks continue across runs (every AND under the session's Δ gets its own),
-// and each run draws a fresh hash start.
+// and each run draws a fresh hash start. run_batch() runs one circuit on
+// many input sets as one such run (session/batch.hpp): one header, one OT
+// extension for all of Bob's inputs, the sets side by side as one wide circuit.
 //
 // With session_options::threads = W > 1 the session opens W - 1 more
 // connections after the handshake (worker links, each introduced by the
