@@ -91,15 +91,22 @@ std::vector<bits_t> random_sets(const circuit<>& c, std::size_t n, std::uint64_t
 
 /// One untyped run_bits_batch of c on `sets` between two sessions: each
 /// side's results equal plaintext's, set by set, for whoever learns them.
-void check_bits_batch(const circuit<>& c, const std::vector<bits_t>& sets, reveal who, const session_options& o) {
+/// Returns Alice's run_stats.
+run_stats check_bits_batch(const circuit<>& c, const std::vector<bits_t>& sets, reveal who,
+                           const session_options& o) {
     std::optional<std::vector<bits_t>> got_a, got_b;
+    run_stats stats;
     const auto mine = [&](party p) {
         std::vector<bits_t> r;
         for (const bits_t& s : sets) r.push_back(owned(c, s, p));
         return r;
     };
     rethrow(two_party(
-        o, [&](session& s) { got_a = s.run_bits_batch(who, c, mine(party::alice)); },
+        o,
+        [&](session& s) {
+            got_a = s.run_bits_batch(who, c, mine(party::alice));
+            stats = s.last_run();
+        },
         [&](session& s) { got_b = s.run_bits_batch(who, c, mine(party::bob)); }));
     CHECK(got_a.has_value() == (who != reveal::bob));
     CHECK(got_b.has_value() == (who != reveal::alice));
@@ -111,6 +118,7 @@ void check_bits_batch(const circuit<>& c, const std::vector<bits_t>& sets, revea
             CHECK((**got)[k] == eval_plain_bits(c, sets[k]));
         }
     }
+    return stats;
 }
 
 }  // namespace
@@ -187,7 +195,9 @@ TEST_CASE("batch.aes") {
     SUBCASE("bristol, 100 sets, 2 threads with IPP") {
         const std::vector<bits_t> sets = random_sets(bristol_aes(), 100, 1700);
         INFO("seed 1700");
-        check_bits_batch(bristol_aes(), sets, reveal::both, options(2, true));
+        const run_stats st = check_bits_batch(bristol_aes(), sets, reveal::both, options(2, true));
+        CHECK(st.and_gates == 100 * bristol_aes().stats().and_gates);
+        CHECK(st.transfer_ots > 0);  // IPP gave some of the sets to Bob's world
     }
     SUBCASE("bristol, 2 sets, 1 thread") {
         const std::vector<bits_t> sets = random_sets(bristol_aes(), 2, 1701);
@@ -375,4 +385,27 @@ TEST_CASE("batch.bad_sets_fail_before_sending") {
     REQUIRE(got_a);
     CHECK(got_b == got_a);
     CHECK((*got_a)[0][0] == std::vector<bool>{false});  // -1 > 0 is false
+}
+
+TEST_CASE("batch.one_header_and_one_ot_extension") {
+    const auto c = millionaires();
+    const std::vector<std::int32_t> a{10, 20, 30, 40}, b{15, 15, 15, 15};
+    run_stats sa{}, sb{};
+    rethrow(two_party(
+        options(1, false),
+        [&](session& s) {
+            CHECK(s.run_batch(c, a) == std::vector<bool>{false, true, true, true});
+            sa = s.last_run();
+        },
+        [&](session& s) {
+            s.run_batch(c, b);
+            sb = s.last_run();
+        }));
+    const std::uint64_t header = 6 * 8 + 3 * 4 + 2, ands = 4 * c.stats().and_gates;
+    CHECK(sa.and_gates == ands);
+    // alice: one header, one hash start, 4 x 32 labels, tables, 2 x 8-byte hashes per output bit.
+    CHECK(sa.bytes_sent == header + 16 + 4 * 32 * 16 + 32 * ands + 4 * 16);
+    // bob: one header, one OT extension (its count, 128 columns of one bit per input bit: 128 bits, 16 bytes
+    // each), his 4 output labels.
+    CHECK(sb.bytes_sent == header + 8 + 128 * 16 + 4 * 16);
 }
