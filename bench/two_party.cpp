@@ -3,7 +3,7 @@
 // (../shared/BENCH.md). This process is Alice (garbler, listens on a free
 // port); it starts a copy of itself as Bob (evaluator) and prints the figures.
 //
-//   bench_two_party [--case setup|mul64|aes|mvmul|millionaires|cot|all] [--hash rekeyed|fixed-key]
+//   bench_two_party [--case setup|mul64|aes|aes-batch|mvmul|millionaires|cot|all[,...]] [--hash rekeyed|fixed-key]
 //                   [--reps N] [--quick] [--json]
 //
 // Cases (paper 001 §6.2 and issue 4):
@@ -11,9 +11,11 @@
 //   mul64         Σ_i Σ_j x_i·y_j over 64-bit values, Alice's x and Bob's y: 136² multiplications,
 //                 about 2^26 ANDs in one run (--quick: 8²)
 //   aes           Bristol AES-128, 1000 runs in one session (--quick: 10)
+//   aes-batch     the same 1000 AES-128 evaluations as one session::run_bits_batch (--quick: 10)
 //   mvmul         16×16 matrix (Alice) times 16-vector (Bob), 64-bit entries, one run
 //   millionaires  32-bit a > b, one run (latency)
 //   cot           IKNP correlated OTs per second, 2^24 per repetition (--quick: 2^16)
+// --case takes a comma-separated list (e.g. aes,aes-batch to compare the two).
 // Online time of a repetition is the slower party's, both starting after a
 // barrier; bytes are payload bytes each party sent.
 #include "common.hpp"
@@ -186,6 +188,24 @@ void bench_aes(const config& c, session& s) {
                                       garble_only_seconds(aes, c.opt.reps, c.hash));
 }
 
+void bench_aes_batch(const config& c, session& s) {
+    const circuit<> aes = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    const std::uint64_t runs = c.opt.quick ? 10 : 1000;
+    std::vector<bool> key(128), text(128);
+    std::mt19937_64 rng(128);  // the aes case's inputs
+    for (std::size_t k = 0; k < 128; ++k) key[k] = rng() & 1, text[k] = rng() & 1;
+    const auto expected = eval_plain_bits(aes, {key, text});
+    const std::vector<std::vector<std::vector<bool>>> sets(runs, {s.me() == party::alice ? key : text});
+    std::vector<std::vector<std::vector<bool>>> got;
+    const measured m = time_runs(s, c.opt.reps, 1, aes.stats().and_gates,
+                                 [&] { got = *s.run_bits_batch(reveal::both, aes, sets); });
+    check(s, got.size(), static_cast<std::size_t>(runs), "aes-batch");
+    for (const auto& g : got) check(s, g, expected, "aes-batch");
+    if (s.me() == party::alice)
+        report(c, "aes-batch", m, runs, "one batch of " + std::to_string(runs) + " AES-128 runs per repetition",
+               garble_only_seconds(aes, c.opt.reps, c.hash));
+}
+
 void bench_mvmul(const config& c, session& s) {
     using row = std::array<secure_int<64>, 16>;
     using matrix = std::array<row, 16>;
@@ -269,17 +289,28 @@ void bench_cot(const config& c, session& s) {
 
 // ---- the two processes -------------------------------------------------------
 
+/// Whether --case names `name` (a comma-separated list; "all" names every case).
+bool wants(const std::string& which, const std::string& name) {
+    std::size_t begin = 0;
+    while (begin <= which.size()) {
+        const std::size_t end = std::min(which.find(',', begin), which.size());
+        const std::string item = which.substr(begin, end - begin);
+        if (item == name || item == "all") return true;
+        begin = end + 1;
+    }
+    return false;
+}
+
 int party_main(const config& c, const std::function<session()>& open) {
-    const bool all = c.which == "all";
     std::vector<double> setups;
-    const int setup_reps = c.which == "setup" || all ? std::max(c.opt.reps, 5) : 1;
+    const int setup_reps = wants(c.which, "setup") ? std::max(c.opt.reps, 5) : 1;
     std::optional<session> s;
     for (int r = 0; r < setup_reps; ++r) {
         s.reset();
         s.emplace(open());
         setups.push_back(std::max(s->setup_seconds(), swap_figure(*s, s->setup_seconds())));
     }
-    if (!c.is_bob && (c.which == "setup" || all)) {
+    if (!c.is_bob && wants(c.which, "setup")) {
         if (c.opt.json) {
             std::cout << bench::record("two_party", "setup")
                              .add("seconds", bench::median(setups))
@@ -292,11 +323,12 @@ int party_main(const config& c, const std::function<session()>& open) {
                         bench::median(setups) * 1e3, bench::minimum(setups) * 1e3);
         }
     }
-    if (c.which == "millionaires" || all) bench_millionaires(c, *s);
-    if (c.which == "aes" || all) bench_aes(c, *s);
-    if (c.which == "mvmul" || all) bench_mvmul(c, *s);
-    if (c.which == "mul64" || all) c.opt.quick ? bench_mul64<8>(c, *s) : bench_mul64<136>(c, *s);
-    if (c.which == "cot" || all) bench_cot(c, *s);
+    if (wants(c.which, "millionaires")) bench_millionaires(c, *s);
+    if (wants(c.which, "aes")) bench_aes(c, *s);
+    if (wants(c.which, "aes-batch")) bench_aes_batch(c, *s);
+    if (wants(c.which, "mvmul")) bench_mvmul(c, *s);
+    if (wants(c.which, "mul64")) c.opt.quick ? bench_mul64<8>(c, *s) : bench_mul64<136>(c, *s);
+    if (wants(c.which, "cot")) bench_cot(c, *s);
     return 0;
 }
 
@@ -327,10 +359,16 @@ int main(int argc, char** argv) {
             passthrough.push_back(a);
         }
     }
-    static const std::array<const char*, 7> cases{"all", "setup", "mul64", "aes", "mvmul", "millionaires", "cot"};
-    if (std::find(cases.begin(), cases.end(), c.which) == cases.end()) {
-        std::cerr << "bench_two_party: unknown --case " << c.which << "\n";
-        return 2;
+    static const std::array<const char*, 8> cases{"all",   "setup",        "mul64", "aes", "aes-batch",
+                                                  "mvmul", "millionaires", "cot"};
+    for (std::size_t begin = 0; begin <= c.which.size();) {
+        const std::size_t end = std::min(c.which.find(',', begin), c.which.size());
+        const std::string item = c.which.substr(begin, end - begin);
+        if (std::find(cases.begin(), cases.end(), item) == cases.end()) {
+            std::cerr << "bench_two_party: unknown --case " << item << "\n";
+            return 2;
+        }
+        begin = end + 1;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
                          "bench_two_party [--case <name>] [--hash rekeyed|fixed-key]");

@@ -18,7 +18,9 @@
 //      produced, and outputs opened to whoever learns them — checked, so that
 //      damage in transit is a protocol_error, never a wrong answer.
 // Tweaks continue across runs (every AND under the session's Δ gets its own),
-// and each run draws a fresh hash start.
+// and each run draws a fresh hash start. run_batch() runs one circuit on
+// many input sets as one such run (session/batch.hpp): one header, one OT
+// extension for all of Bob's inputs, the sets side by side as one wide circuit.
 //
 // With session_options::threads = W > 1 the session opens W - 1 more
 // connections after the handshake (worker links, each introduced by the
@@ -58,6 +60,7 @@
 #include <tandem/net/tcp.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
+#include <tandem/session/batch.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/run_header.hpp>
 #include <tandem/session/stream.hpp>
@@ -70,6 +73,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <utility>
 #include <vector>
@@ -178,6 +182,116 @@ public:
         return detail::decode_outputs<R>(*out);
     }
 
+    /// Runs a typed circuit on many input sets in one run: one run header,
+    /// one OT extension for all of Bob's input bits, and the sets' runs
+    /// garbled side by side as one wide circuit (session/batch.hpp). Returns
+    /// the result of each set, in order. Both parties must pass the same
+    /// number of sets (else both get a protocol_error saying so).
+    ///
+    /// `sets` is a sized range with one element per set: this party's inputs
+    /// of that set as a std::tuple in the order the circuit declares them,
+    /// or the value itself when this party owns one input. A party that owns
+    /// no input passes the number of sets instead.
+    ///
+    ///   auto c = compile([](secure_int<32> a, secure_int<32> b) { return a > b; },
+    ///                    input<party::alice, secure_int<32>>, input<party::bob, secure_int<32>>);
+    ///   std::vector<std::int32_t> mine{10, 20, 30};          // Bob: {15, 15, 15}
+    ///   std::vector<bool> r = s.run_batch(c, mine);          // {false, true, true}
+    ///   // two inputs of Alice's per set: std::vector<std::tuple<std::int32_t, bool>> sets{...};
+    ///
+    /// An empty batch returns an empty vector after exchanging a run header
+    /// (so both parties stay in step: a peer that passed sets fails at once).
+    /// The batched circuit is made once per circuit and size and kept by the
+    /// session (the last few), so repeating a batch does not rebuild it.
+    template <class R, party... Ps, class... Ts, class Sets>
+        requires std::ranges::sized_range<const Sets>
+    std::vector<plain_type_t<R>> run_batch(const circuit<R(input_t<Ps, Ts>...)>& c, const Sets& sets) {
+        return *run_batch(reveal::both, c, sets);
+    }
+
+    /// The same, choosing who learns the results; the other party gets nullopt.
+    template <class R, party... Ps, class... Ts, class Sets>
+        requires std::ranges::sized_range<const Sets>
+    std::optional<std::vector<plain_type_t<R>>> run_batch(reveal who, const circuit<R(input_t<Ps, Ts>...)>& c,
+                                                          const Sets& sets) {
+        using set_t = std::ranges::range_reference_t<const Sets>;
+        using alice_t = detail::owned_inputs<party::alice, input_t<Ps, Ts>...>;
+        using bob_t = detail::owned_inputs<party::bob, input_t<Ps, Ts>...>;
+        constexpr bool fits_alice = detail::set_fits<alice_t, set_t>;
+        constexpr bool fits_bob = detail::set_fits<bob_t, set_t>;
+        static_assert(fits_alice || fits_bob,
+                      "session::run_batch: the sets' elements match neither party's inputs of this circuit (each "
+                      "must be a std::tuple of this party's inputs in the order the circuit declares them, or the "
+                      "value itself when this party owns one input)");
+        const std::size_t n = static_cast<std::size_t>(std::ranges::size(sets));
+        std::vector<std::uint8_t> bits;
+        std::size_t k = 0;
+        const auto add = [&]<party P, class Owned>(const auto& set) {
+            std::unique_ptr<Owned> values;  // on the heap, as in run(): a set may hold large arrays
+            if constexpr (detail::set_as_tuple<Owned, set_t>)
+                values = std::apply([](const auto&... v) { return std::make_unique<Owned>(v...); }, set);
+            else
+                values = std::make_unique<Owned>(set);
+            const std::vector<std::uint8_t> b =
+                batch_set_inputs(c, k++, detail::encode_inputs<P, input_t<Ps, Ts>...>(*values));
+            bits.insert(bits.end(), b.begin(), b.end());
+        };
+        if (me() == party::alice) {
+            if constexpr (fits_alice) {
+                for (const auto& set : sets) add.template operator()<party::alice, alice_t>(set);
+            } else {
+                throw usage_error(wrong_sets_message());
+            }
+        } else {
+            if constexpr (fits_bob) {
+                for (const auto& set : sets) add.template operator()<party::bob, bob_t>(set);
+            } else {
+                throw usage_error(wrong_sets_message());
+            }
+        }
+        if (k != n)
+            throw usage_error("session::run_batch: the range of sets gave " + std::to_string(k) +
+                              " elements but its size() is " + std::to_string(n));
+        return decode_batch<R>(run_batch_checked(who, c, n, bits), c.data().outputs.size(), n);
+    }
+
+    /// run_batch for a party that owns no input of c: `sets` is the number of
+    /// input sets (the peer's).
+    template <class R, party... Ps, class... Ts>
+    std::vector<plain_type_t<R>> run_batch(const circuit<R(input_t<Ps, Ts>...)>& c, std::size_t sets) {
+        return *run_batch(reveal::both, c, sets);
+    }
+
+    /// The same, choosing who learns the results; the other party gets nullopt.
+    template <class R, party... Ps, class... Ts>
+    std::optional<std::vector<plain_type_t<R>>> run_batch(reveal who, const circuit<R(input_t<Ps, Ts>...)>& c,
+                                                          std::size_t sets) {
+        for (const value_layout& in : c.data().inputs)
+            if (in.owner == me())
+                throw usage_error("session::run_batch: " + std::string(to_string(me())) +
+                                  " owns inputs of this circuit; pass its input sets, not their number");
+        return decode_batch<R>(run_batch_checked(who, c, sets, {}), c.data().outputs.size(), sets);
+    }
+
+    /// Untyped run_batch: `sets[b]` holds this party's input values of set b,
+    /// as run_bits takes them. Returns the output values of each set, in
+    /// order, or nullopt if this party does not learn them.
+    std::optional<std::vector<std::vector<std::vector<bool>>>> run_bits_batch(
+        reveal who, const circuit<>& c, const std::vector<std::vector<std::vector<bool>>>& sets) {
+        std::vector<std::uint8_t> bits;
+        for (std::size_t k = 0; k < sets.size(); ++k) {
+            const std::vector<std::uint8_t> b = batch_set_inputs(c, k, sets[k]);
+            bits.insert(bits.end(), b.begin(), b.end());
+        }
+        std::optional<std::vector<std::vector<bool>>> out = run_batch_checked(who, c, sets.size(), bits);
+        if (!out) return std::nullopt;
+        const std::size_t per_set = c.data().outputs.size();
+        std::vector<std::vector<std::vector<bool>>> values(sets.size());
+        for (std::size_t k = 0; k < sets.size(); ++k)
+            for (std::size_t v = 0; v < per_set; ++v) values[k].push_back(std::move((*out)[k * per_set + v]));
+        return values;
+    }
+
     /// Runs a streamed function (dsl/stream.hpp) as it is recorded, in
     /// bounded memory; `mine` are this party's inputs in declaration order
     /// (sequences as containers or generators value(i)). Both parties learn
@@ -267,10 +381,11 @@ private:
     /// run_bits after the inputs are checked: `my_bits` holds this party's
     /// input bits in circuit order, a byte (0 or 1) each.
     std::optional<std::vector<std::vector<bool>>> run_checked(reveal who, const circuit<>& c,
-                                                              const std::vector<std::uint8_t>& my_bits) {
+                                                              const std::vector<std::uint8_t>& my_bits,
+                                                              const detail::batch_context* batch = nullptr) {
         guard_broken();
         try {
-            const std::optional<std::vector<bool>> bits = run_protocol(who, c, my_bits);
+            const std::optional<std::vector<bool>> bits = run_protocol(who, c, my_bits, batch);
             if (!bits) return std::nullopt;
             std::vector<std::vector<bool>> values;
             for (const value_layout& v : c.data().outputs)
@@ -280,6 +395,61 @@ private:
             fail(e);
             throw;
         }
+    }
+
+    /// Set k's inputs checked against c and flattened (check_inputs), the
+    /// message naming the set.
+    template <class Bits>
+    std::vector<std::uint8_t> batch_set_inputs(const circuit<>& c, std::size_t k, const std::vector<Bits>& mine) const {
+        try {
+            return check_inputs(c, mine);
+        } catch (const usage_error& e) {
+            throw usage_error("session::run_batch: input set " + std::to_string(k) + ": " + e.what());
+        }
+    }
+
+    std::string wrong_sets_message() const {
+        return "session::run_batch: the sets given are not " + std::string(to_string(me())) +
+               "'s inputs of this circuit (each set must hold this party's inputs only, in the order the circuit "
+               "declares them)";
+    }
+
+    /// Each set's result from the output values of a batch (set k's values
+    /// after set k - 1's).
+    template <class R>
+    static std::optional<std::vector<plain_type_t<R>>> decode_batch(
+        const std::optional<std::vector<std::vector<bool>>>& out, std::size_t per_set, std::size_t sets) {
+        if (!out) return std::nullopt;
+        std::vector<plain_type_t<R>> results;
+        results.reserve(sets);
+        for (std::size_t k = 0; k < sets; ++k) {
+            const std::vector<std::vector<bool>> values(out->begin() + static_cast<std::ptrdiff_t>(k * per_set),
+                                                        out->begin() + static_cast<std::ptrdiff_t>((k + 1) * per_set));
+            results.push_back(detail::decode_outputs<R>(values));
+        }
+        return results;
+    }
+
+    /// The batched circuit of c for `sets` sets, from the session's cache.
+    const circuit<>& batched_circuit(const circuit<>& c, std::uint64_t sets) {
+        std::vector<batched_entry>& cache = s_->batched;
+        for (batched_entry& e : cache)
+            if (&e.of.data() == &c.data() && e.sets == sets) return e.batched;
+        if (cache.size() >= batched_cache_size) cache.erase(cache.begin());  // the oldest
+        cache.push_back(batched_entry{c, sets, detail::make_batched(c, sets)});
+        return cache.back().batched;
+    }
+
+    /// run_batch after the inputs are checked: my_bits holds this party's
+    /// input bits of every set, set after set. Returns every output value of
+    /// the batch, set after set.
+    std::optional<std::vector<std::vector<bool>>> run_batch_checked(reveal who, const circuit<>& c,
+                                                                    std::uint64_t sets,
+                                                                    const std::vector<std::uint8_t>& my_bits) {
+        guard_broken();
+        const circuit<>& batched = batched_circuit(c, sets);  // a usage_error here leaves the session usable
+        const detail::batch_context note{sets, detail::run_header(who, c, s_->runs, s_->me)};
+        return run_checked(who, batched, my_bits, &note);
     }
 
     void guard_broken() const {
@@ -295,6 +465,13 @@ private:
         for (net::channel* l : s_->links) l->close();
         for (net::channel* l : s_->bob_links) l->close();
     }
+
+    struct batched_entry {
+        circuit<> of;
+        std::uint64_t sets;
+        circuit<> batched;
+    };
+    static constexpr std::size_t batched_cache_size = 4;
 
     struct state {
         state(party p, std::unique_ptr<net::channel> c, const session_options& o)
@@ -325,6 +502,9 @@ private:
         std::optional<circuit<>> planned;
         exec::plan plan;
         std::optional<exec::ipp_plan> ipp_plan;
+        // run_batch's batched circuits (session/batch.hpp), the most recent
+        // last; each entry holds its circuit, so the address compared stays alive.
+        std::vector<batched_entry> batched;
         // IPP: the links of Bob's world, its workers, and the thread that
         // runs the executor of the world this party evaluates.
         bool ipp;
@@ -456,7 +636,8 @@ private:
     }
 
     std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c,
-                                                  const std::vector<std::uint8_t>& my_bits) {
+                                                  const std::vector<std::uint8_t>& my_bits,
+                                                  const detail::batch_context* batch) {
         state& s = *s_;
         const auto t0 = net::clock::now();
         const auto bytes = [&](bool sent) {
@@ -505,7 +686,7 @@ private:
         std::optional<std::vector<bool>> bits;
         std::uint64_t and_gates = c.stats().and_gates;
         if (s.me == party::alice) {
-            detail::check_peer_header(*s.ch, mine);
+            detail::check_peer_header(*s.ch, mine, batch);
             bits = detail::garbler_run(run, *s.sender, s.rng, s.delta, c, my_bits, and_gates);
         } else {
             std::vector<block> labels = detail::evaluator_choose(run, *s.receiver, my_bits);
@@ -513,7 +694,7 @@ private:
                 std::vector<block>& v;
                 ~wipe_on_exit() { detail::wipe_all(v); }
             } guard{labels};
-            detail::check_peer_header(*s.ch, mine);
+            detail::check_peer_header(*s.ch, mine, batch);
             bits = detail::evaluator_run(run, c, labels);
         }
         s.next_gate += and_gates;

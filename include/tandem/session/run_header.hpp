@@ -61,9 +61,58 @@ private:
     run_header() = default;
 };
 
+/// What a run_batch adds to its header's checks, for messages only: the
+/// batch's size and the header one run of its circuit would have.
+struct batch_context {
+    std::uint64_t sets;
+    run_header one;
+};
+
+/// k if the peer's sizes (ANDs, input and output bits) are k times those of
+/// `one` (the header of one run of a circuit), for some k >= 0; else -1.
+inline std::int64_t multiple_of(const run_header& peer, const run_header& one) {
+    const std::uint64_t p[4] = {peer.and_gates, peer.alice_bits, peer.bob_bits, peer.output_bits};
+    const std::uint64_t o[4] = {one.and_gates, one.alice_bits, one.bob_bits, one.output_bits};
+    std::uint64_t k = 0;
+    bool found = false;
+    for (int i = 0; i < 4 && !found; ++i)
+        if (o[i] != 0) k = p[i] / o[i], found = true;
+    if (!found || k > (std::uint64_t{1} << 32)) return -1;
+    for (int i = 0; i < 4; ++i)
+        if (p[i] != k * o[i]) return -1;
+    return static_cast<std::int64_t>(k);
+}
+
+/// The message for headers whose circuits differ: what each side holds,
+/// and, where the sizes say so, that the parties batched differently.
+inline std::string different_circuits_message(const run_header& mine, const run_header& peer,
+                                              const batch_context* batch) {
+    const std::string prefix = "run: the parties hold different circuits (this party: " + mine.describe() +
+                               (batch ? " for a batch of " + std::to_string(batch->sets) + " input sets" : "") +
+                               "; the peer: " + peer.describe() + ")";
+    const std::string same_calls =
+        "both must make the same sequence of run() and run_batch() calls, with the same circuits and the same number "
+        "of input sets in each batch";
+    if (batch) {
+        const std::int64_t k = multiple_of(peer, batch->one);
+        if (k >= 0 && static_cast<std::uint64_t>(k) != batch->sets)
+            return prefix + ": the peer's run has the sizes of a batch of " + std::to_string(k) +
+                   " input sets of this circuit" + (k == 1 ? " (or of one run())" : "") +
+                   " where this party's run_batch() has " + std::to_string(batch->sets) +
+                   "; " + same_calls;
+        if (k >= 0)
+            return prefix + ": the peer's run has the sizes of this batch but another structure (did it call run() "
+                             "where this party called run_batch(), or batch another circuit?); " + same_calls;
+    } else if (const std::int64_t k = multiple_of(peer, mine); k >= 0 && k != 1) {
+        return prefix + ": the peer's run has the sizes of " + std::to_string(k) +
+               " runs of this circuit (did it call run_batch() where this party called run()?); " + same_calls;
+    }
+    return prefix + "; both must compile the same function with the same tandem version, and " + same_calls;
+}
+
 /// Receives the peer's header (flushing ours, sent before) and checks that
-/// the two agree.
-inline void check_peer_header(net::channel& ch, const run_header& mine) {
+/// the two agree. `batch`: this run is a run_batch (for messages).
+inline void check_peer_header(net::channel& ch, const run_header& mine, const batch_context* batch = nullptr) {
     const run_header peer = run_header::receive(ch);
     if (peer.magic != run_header::magic_value)
         throw protocol_error("run: the peer's run header is malformed (stream out of step or corrupted)");
@@ -72,9 +121,7 @@ inline void check_peer_header(net::channel& ch, const run_header& mine) {
                              ", the peer run #" + std::to_string(peer.run) +
                              "); both must make the same sequence of run() calls");
     if (peer.fp_hi != mine.fp_hi || peer.fp_lo != mine.fp_lo)
-        throw protocol_error("run: the parties hold different circuits (this party: " + mine.describe() +
-                             "; the peer: " + peer.describe() +
-                             "); both must compile the same function with the same tandem version");
+        throw protocol_error(different_circuits_message(mine, peer, batch));
     if (peer.who != mine.who)
         throw protocol_error("run: the parties disagree on who learns the output (this party asked for " +
                              std::string(to_string(static_cast<reveal>(mine.who))) + ", the peer for " +

@@ -44,6 +44,18 @@ template <class... Targets, class... Args>
     requires(sizeof...(Targets) == sizeof...(Args))
 struct inputs_fit<std::tuple<Targets...>, Args...> : std::bool_constant<(fits_input<Targets, Args>() && ...)> {};
 
+/// One input set of a batch (session::run_batch): a std::tuple of a party's
+/// inputs, or the value itself where the party owns one input. A tuple that
+/// fits as the inputs is taken as them, else as a single value.
+template <class Tuple, class Set>
+struct set_fits_tuple : std::false_type {};
+template <class Tuple, class... Args>
+struct set_fits_tuple<Tuple, std::tuple<Args...>> : inputs_fit<Tuple, Args...> {};
+template <class Tuple, class Set>
+inline constexpr bool set_as_tuple = set_fits_tuple<Tuple, std::remove_cvref_t<Set>>::value;
+template <class Tuple, class Set>
+inline constexpr bool set_fits = set_as_tuple<Tuple, Set> || inputs_fit<Tuple, std::remove_cvref_t<Set>>::value;
+
 /// The bits of one input value: one byte, 0 or 1, per bit. Not a
 /// vector<bool>: the bits are secret, and setting a bit of a vector<bool>
 /// branches on it (libstdc++'s bit reference), which the secret-independence
