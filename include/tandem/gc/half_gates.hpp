@@ -327,6 +327,130 @@ inline void linear_copies(const gate* gates, block* label, std::uint32_t begin, 
     }
 }
 
+/// Lockstep levels (step_runner::lockstep) with k a multiple of 4: gate i of
+/// the level's k·w ANDs is body gate i / k of copy i % k, so four gates in a
+/// row are one body gate on four adjacent labels, loaded as one register
+/// each for the left and the right operands and paired by two permutes —
+/// no relocated gate list, no per-gate broadcasts. The gates, tweaks and
+/// tables are those of the relocated order, so the tables are the same.
+struct quad_cursor {
+    const gate* gates;  ///< the level's body ANDs
+    block* label;       ///< interleaved labels, slot s of copy m at s·k + m
+    std::uint32_t k;
+    std::uint32_t j = 0, m = 0;  ///< the next quad: body gate j, copies m .. m+3
+
+    /// The next quad's operands as two gate pairs, (A, B, A', B') lanes, and
+    /// where its four outputs go; advances.
+    block* next(__m512i& pair0, __m512i& pair1) noexcept {
+        const gate g = gates[j];
+        const __m512i a = _mm512_loadu_si512(label + std::size_t{g.in0} * k + m);
+        const __m512i b = _mm512_loadu_si512(label + std::size_t{g.in1} * k + m);
+        pair0 = _mm512_permutex2var_epi64(a, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), b);
+        pair1 = _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), b);
+        block* out = label + std::size_t{g.out} * k + m;
+        m += 4;
+        if (m == k) m = 0, ++j;
+        return out;
+    }
+};
+
+/// Stores the outputs of two gate pairs (w0: copies m, m+1; w1: m+2, m+3;
+/// each pair's label the XOR of its lanes) as four adjacent labels.
+inline void store_quad_outputs(block* out, __m512i w0, __m512i w1) noexcept {
+    const __m512i o0 = _mm512_xor_si512(w0, swap_pairs(w0)), o1 = _mm512_xor_si512(w1, swap_pairs(w1));
+    _mm512_storeu_si512(out, _mm512_permutex2var_epi64(o0, _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0), o1));
+}
+
+template <class Hash, class Sink>
+struct lockstep_garbler {
+    quad_cursor at;
+    const Hash& hash;
+    Sink& sink;
+    block delta;
+    std::uint64_t and_index;
+
+    template <std::size_t n>
+    void run() {
+        static_assert(n % 4 == 0);
+        constexpr std::size_t Z = n / 2;
+        const __m512i d = _mm512_maskz_broadcast_i32x4(0xFFFF, delta.v);
+        __m512i h[2][Z], x0[Z];
+        block* out[n / 4];
+        for (std::size_t q = 0; q < n / 4; ++q) out[q] = at.next(x0[2 * q], x0[2 * q + 1]);
+        for (std::size_t z = 0; z < Z; ++z) {
+            h[0][z] = x0[z];
+            h[1][z] = _mm512_xor_si512(x0[z], d);
+        }
+        tandem::detail::vaes::hash_registers<Z, 2>(hash, 2 * and_index, h);
+        block tables[2 * n];
+        __m512i w[Z];
+        for (std::size_t z = 0; z < Z; ++z) {  // as and_garbler::run_registers
+            const __mmask8 own = permute_bits(x0[z]);
+            const __mmask8 swapped = static_cast<__mmask8>(((own & 0x33) << 2) | ((own & 0xCC) >> 2));
+            const __m512i sw = swap_pairs(x0[z]);
+            const __m512i corr = _mm512_mask_blend_epi64(0xCC, _mm512_maskz_mov_epi64(swapped, d), sw);
+            const __m512i t = _mm512_ternarylogic_epi64(h[0][z], h[1][z], corr, 0x96);
+            _mm512_storeu_si512(tables + 4 * z, t);
+            const __m512i u = _mm512_xor_si512(t, _mm512_maskz_mov_epi64(0xCC, sw));
+            w[z] = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(own, u));
+        }
+        for (std::size_t q = 0; q < n / 4; ++q) store_quad_outputs(out[q], w[2 * q], w[2 * q + 1]);
+        sink.write(tables, 2 * n);
+        and_index += n;
+    }
+};
+
+template <class Hash, class Source>
+struct lockstep_evaluator {
+    quad_cursor at;
+    const Hash& hash;
+    Source& source;
+    std::uint64_t and_index;
+
+    template <std::size_t n>
+    void run() {
+        static_assert(n % 4 == 0);
+        constexpr std::size_t Z = n / 2;
+        const block* t = source.read(2 * n);
+        __m512i h[1][Z], x[Z];
+        block* out[n / 4];
+        for (std::size_t q = 0; q < n / 4; ++q) out[q] = at.next(x[2 * q], x[2 * q + 1]);
+        for (std::size_t z = 0; z < Z; ++z) h[0][z] = x[z];
+        tandem::detail::vaes::hash_registers<Z, 1>(hash, 2 * and_index, h);
+        __m512i w[Z];
+        for (std::size_t z = 0; z < Z; ++z) {  // as and_evaluator::run_registers
+            const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x[z])));
+            w[z] = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(permute_bits(x[z]), u));
+        }
+        for (std::size_t q = 0; q < n / 4; ++q) store_quad_outputs(out[q], w[2 * q], w[2 * q + 1]);
+        and_index += n;
+    }
+};
+
+/// Runs the n ANDs (a multiple of 4) of a lockstep kernel in batches of
+/// Batch, then 8 and 4.
+template <std::size_t Batch, class Kernel>
+[[gnu::always_inline]] inline void run_quads(std::size_t n, Kernel& kernel) {
+    std::size_t i = 0;
+    for (; i + Batch <= n; i += Batch) kernel.template run<Batch>();
+    if constexpr (Batch >= 16) if (i + 8 <= n) kernel.template run<8>(), i += 8;
+    if (i + 4 <= n) kernel.template run<4>();
+}
+
+/// garbler_core::lockstep_ands and evaluator_core::lockstep_ands with these kernels.
+template <class Hash, class Sink>
+void garble_lockstep(const gate* gates, std::uint32_t w, std::uint32_t k, const Hash& hash, Sink& sink, block* label,
+                     block delta, std::uint64_t first_and) {
+    lockstep_garbler<Hash, Sink> g{{gates, label, k}, hash, sink, delta, first_and};
+    run_quads<garble_batch>(std::size_t{w} * k, g);
+}
+template <class Hash, class Source>
+void evaluate_lockstep(const gate* gates, std::uint32_t w, std::uint32_t k, const Hash& hash, Source& source,
+                       block* label, std::uint64_t first_and) {
+    lockstep_evaluator<Hash, Source> e{{gates, label, k}, hash, source, first_and};
+    run_quads<evaluate_batch>(std::size_t{w} * k, e);
+}
+
 /// garbler_core::ands and evaluator_core::ands with these kernels.
 template <class Hash, class Sink>
 void garble_ands(const gate* gates, const Hash& hash, Sink& sink, label_array& label, block delta,
@@ -457,9 +581,15 @@ public:
             const auto in = r.inputs_of(r.instances[first + m]);
             for (std::size_t s = 0; s < in.size(); ++s) local_[s * k + m] = outer[in[s]];
         }
+        // With VAES and whole registers of copies, the kernel reads the body's
+        // gates directly (vaes::quad_cursor); otherwise they are relocated.
+        const bool quads = k % 4 == 0 && tandem::detail::use_vaes();
         for (const level_range& lv : body.levels) {
             const std::size_t ands = std::size_t{lv.and_count()} * k;
-            if (ands != 0) {
+            if (ands != 0 && quads) {
+                core.lockstep_ands(body.gates.data() + lv.and_begin, lv.and_count(), k, local_.data(), first_and);
+                first_and += ands;
+            } else if (ands != 0) {
                 if (relocated_.size() < ands) relocated_.resize(ands);
                 gate* g = relocated_.data();
                 for (std::uint32_t j = lv.and_begin; j < lv.xor_begin; ++j) {
@@ -507,6 +637,11 @@ public:
         detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
         detail::run_ands<garble_batch>(begin, end, a);
     }
+    /// The w ANDs from `gates` on of k interleaved copies (k a multiple of 4,
+    /// VAES only): see vaes::quad_cursor.
+    void lockstep_ands(const gate* gates, std::uint32_t w, std::uint32_t k, block* label, std::uint64_t first_and) {
+        detail::vaes::garble_lockstep(gates, w, k, hash_, sink_, label, delta_, first_and);
+    }
     /// The XOR and NOT gates [begin, end) of c, in order.
     void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) const {
         for (std::uint32_t j = begin; j < end; ++j) {
@@ -544,6 +679,9 @@ public:
         }
         detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         detail::run_ands<evaluate_batch>(begin, end, a);
+    }
+    void lockstep_ands(const gate* gates, std::uint32_t w, std::uint32_t k, block* label, std::uint64_t first_and) {
+        detail::vaes::evaluate_lockstep(gates, w, k, hash_, source_, label, first_and);
     }
     static void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t j = begin; j < end; ++j) {
