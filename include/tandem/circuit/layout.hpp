@@ -41,9 +41,9 @@ inline std::size_t bucket_of(const recorded_gate& x) noexcept {
 /// and XOR) compute the same bit, so the later one's readers read the first
 /// one instead: the duplicate's use count falls to 0 and pass 1 drops it, and
 /// with it whatever only it kept alive. Operands are renamed before a gate is
-/// looked up, so a chain of duplicates collapses in this one pass. Each gate's
-/// representative goes into its not_of field (the NOT cache is not needed
-/// once recording is over, and pass 2 overwrites the field). Region outputs
+/// looked up, so a chain of duplicates collapses in this one pass. A merged
+/// gate's representative goes into its not_of field (the NOT cache is not
+/// needed once recording is over, and pass 2 overwrites the field). Region outputs
 /// are not gates and are never merged; the region instances' imports and the
 /// outputs are renamed, except the first `kept` outputs: a streamed or
 /// compiled segment carries those into the next segment as distinct inputs in
@@ -62,11 +62,16 @@ inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t k
     chunked_vector<recorded_gate>& gates = rec.gates;
     const std::size_t n_gates = gates.size();
     const std::uint32_t first = rec.first_gate_wire();
-    if (n_gates < 2) {
-        for (std::size_t g = 0; g < n_gates; ++g) gates[g].not_of = first + static_cast<std::uint32_t>(g);
-        return 0;
-    }
-    const auto rep = [&](std::uint32_t w) { return w < first ? w : gates[w - first].not_of; };
+    if (n_gates < 2) return 0;
+    // merged_bit: one bit per gate, set where not_of names another wire. The
+    // bits fit in cache where the gate records do not: most operands are not
+    // renamed, and most are read long after they were written.
+    std::vector<std::uint64_t> merged_bit((n_gates + 63) / 64, 0);
+    const auto rep = [&](std::uint32_t w) {
+        if (w < first) return w;
+        const std::size_t g = w - first;
+        return (merged_bit[g / 64] >> (g % 64) & 1u) != 0 ? gates[g].not_of : w;
+    };
     const auto rename = [&](std::uint32_t& w) {
         const std::uint32_t r = rep(w);
         if (r == w) return;
@@ -74,15 +79,26 @@ inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t k
         ++rec.uses(r);
         w = r;
     };
-    // Open addressing, linear probing, load <= 1/2: entries are 1 + gate index, 0 empty.
-    const int bits = std::bit_width(2 * n_gates - 1);
-    std::vector<std::uint32_t> table(std::size_t{1} << bits, 0);
+    // Open addressing, linear probing, load <= 2/3. An entry is the key's hash
+    // tag << 32 | (1 + gate index), 0 empty: a probe reads the gate record only
+    // when the tags match. The slot of a gate a few ahead is prefetched from
+    // its recorded operands (renaming rarely changes them): the table is far
+    // larger than the cache, and the probes would otherwise wait on memory.
+    const int bits = std::bit_width(n_gates + n_gates / 2);
+    std::vector<std::uint64_t> table(std::size_t{1} << bits, 0);
     const std::size_t mask = table.size() - 1;
+    const auto hash = [](std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
+        const std::uint64_t h = (std::uint64_t{std::min(a, b)} << 32 | std::max(a, b)) * 0x9E3779B97F4A7C15ull;
+        return (h ^ (h >> 29) ^ kind) * 0xBF58476D1CE4E5B9ull;
+    };
+    constexpr std::size_t ahead = 16;
     std::uint64_t merged = 0;
     for (std::size_t g = 0; g < n_gates; ++g) {
+        if (g + ahead < n_gates) {
+            const recorded_gate& z = gates[g + ahead];
+            __builtin_prefetch(&table[hash(z.level_kind & 3u, z.in0, z.in1) >> (64 - bits)]);
+        }
         recorded_gate& x = gates[g];
-        const auto id = first + static_cast<std::uint32_t>(g);
-        x.not_of = id;
         if (x.is_region_output()) continue;
         if (x.in0 == x.in1) {  // a NOT (reads its operand once)
             rename(x.in0);
@@ -94,22 +110,26 @@ inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t k
             // r & r = r: its readers read r. It keeps its recorded operands
             // for pass 1 (it is kept only as a carried wire, see above).
             x.not_of = rep(x.in0);
+            merged_bit[g / 64] |= std::uint64_t{1} << (g % 64);
             ++merged;
             continue;
         }
-        const std::uint32_t a = std::min(x.in0, x.in1), b = std::max(x.in0, x.in1);
         const std::uint32_t kind = x.level_kind & 3u;
-        std::uint64_t h = (std::uint64_t{a} << 32 | b) * 0x9E3779B97F4A7C15ull;
-        h = (h ^ (h >> 29) ^ kind) * 0xBF58476D1CE4E5B9ull;
+        const std::uint64_t h = hash(kind, x.in0, x.in1);
+        const std::uint64_t tag = h << 32;
         for (std::size_t i = h >> (64 - bits);; i = (i + 1) & mask) {
-            const std::uint32_t e = table[i];
+            const std::uint64_t e = table[i];
             if (e == 0) {
-                table[i] = static_cast<std::uint32_t>(g + 1);
+                table[i] = tag | (g + 1);
                 break;
             }
-            recorded_gate& y = gates[e - 1];
-            if ((y.level_kind & 3u) != kind || std::min(y.in0, y.in1) != a || std::max(y.in0, y.in1) != b) continue;
-            x.not_of = first + (e - 1);
+            if ((e >> 32) != (tag >> 32)) continue;
+            recorded_gate& y = gates[static_cast<std::uint32_t>(e) - 1];
+            if ((y.level_kind & 3u) != kind || std::min(y.in0, y.in1) != std::min(x.in0, x.in1) ||
+                std::max(y.in0, y.in1) != std::max(x.in0, x.in1))
+                continue;
+            x.not_of = first + (static_cast<std::uint32_t>(e) - 1);
+            merged_bit[g / 64] |= std::uint64_t{1} << (g % 64);
             if (y.level() > x.level()) y.level_kind = x.level_kind;  // same kind: only the level changes
             ++merged;
             break;
