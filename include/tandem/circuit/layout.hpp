@@ -84,8 +84,11 @@ inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t k
     // when the tags match. The slot of a gate a few ahead is prefetched from
     // its recorded operands (renaming rarely changes them): the table is far
     // larger than the cache, and the probes would otherwise wait on memory.
+    // A big_vector: huge pages, and a block the last lay-out freed, not fresh
+    // pages for the kernel to zero.
     const int bits = std::bit_width(n_gates + n_gates / 2);
-    std::vector<std::uint64_t> table(std::size_t{1} << bits, 0);
+    big_vector<std::uint64_t> table;
+    table.assign(std::size_t{1} << bits, 0);
     const std::size_t mask = table.size() - 1;
     const auto hash = [](std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
         const std::uint64_t h = (std::uint64_t{std::min(a, b)} << 32 | std::max(a, b)) * 0x9E3779B97F4A7C15ull;
