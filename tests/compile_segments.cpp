@@ -2,6 +2,12 @@
 // (dsl/compile.hpp, builder::record_compile): circuits of many segments must
 // compute what plain C++ computes, keep no gate whose result dies unused, and
 // agree with the same function streamed.
+//
+// Lay-out merges common subexpressions within a segment (layout.hpp), so AND
+// counts depend a little on where cuts fall: the chains below multiply by the
+// same y at every step, and the terms of y that each product recomputes are
+// merged once per segment. The checks bound that effect; a value kept alive
+// by a cut would cost a whole product.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
@@ -17,6 +23,13 @@ namespace {
 
 using u64 = secure_uint<64>;
 constexpr std::uint64_t segment = detail::builder::compile_segment_ands;
+
+/// ANDs of one product a * b.
+std::uint64_t mul_ands() {
+    return compile([](u64 a, u64 b) { return a * b; }, input<party::alice, u64>, input<party::bob, u64>)
+        .stats()
+        .and_gates;
+}
 
 /// ANDs of one step acc * y + x.
 std::uint64_t step_ands() {
@@ -53,8 +66,13 @@ auto chain(int steps, bool waste) {
 TEST_CASE("compile.segments.chain_of_many_segments_equals_plain") {
     const int steps = 3 * static_cast<int>(segment / step_ands()) + 5;  // about four segments
     const auto c = chain(steps, false);
-    // Step 0 squares y (a few ANDs fold); every later step costs step_ands().
-    CHECK(c.stats().and_gates == chain(1, false).stats().and_gates + static_cast<std::uint64_t>(steps - 1) * step_ands());
+    // Step 0 squares y (a few ANDs fold); every later step costs at most
+    // step_ands(), less the terms of y it shares with the steps before it in
+    // its segment.
+    const std::uint64_t unshared =
+        chain(1, false).stats().and_gates + static_cast<std::uint64_t>(steps - 1) * step_ands();
+    CHECK(c.stats().and_gates <= unshared);
+    CHECK(c.stats().and_gates >= unshared - unshared / 50);
     REQUIRE(c.stats().and_gates > 3 * segment);
     const std::uint64_t seed = 4242;
     std::mt19937_64 r(seed);
@@ -70,8 +88,14 @@ TEST_CASE("compile.segments.values_alive_at_a_cut_but_never_used_cost_nothing") 
     const int steps = 2 * static_cast<int>(segment / step_ands()) + 3;
     const auto lean = chain(steps, false);
     const auto wasteful = chain(steps, true);
-    CHECK(wasteful.stats().and_gates == lean.stats().and_gates);
-    CHECK(wasteful.stats().xor_gates == lean.stats().xor_gates);
+    // They are cut at different points, so they merge y's terms a different
+    // number of times: within half a product of each other.
+    const std::uint64_t w_ands = wasteful.stats().and_gates, l_ands = lean.stats().and_gates;
+    CHECK(w_ands <= l_ands + mul_ands() / 2);
+    CHECK(l_ands <= w_ands + mul_ands() / 2);
+    const std::uint64_t w_xors = wasteful.stats().xor_gates, l_xors = lean.stats().xor_gates;
+    CHECK(w_xors <= l_xors + mul_ands() / 2);
+    CHECK(l_xors <= w_xors + mul_ands() / 2);
     // NOT gates may differ by a few: each segment materialises the NOT of a
     // carried wire afresh, and the two circuits are cut at different points.
     CHECK(wasteful.stats().not_gates <= lean.stats().not_gates + 16);
@@ -95,7 +119,9 @@ TEST_CASE("compile.segments.equals_the_streamed_function") {
         CHECK(c.eval_plain(y, x) == s.eval_plain(y, x));
         CHECK(c.eval_plain(y, x) == chain_plain(y, x, steps));
     }
-    CHECK(s.last_run().and_gates == c.stats().and_gates);
+    // The stream's segments are smaller: fewer of y's terms merge.
+    CHECK(s.last_run().and_gates >= c.stats().and_gates);
+    CHECK(s.last_run().and_gates <= c.stats().and_gates + c.stats().and_gates / 50);
 }
 
 TEST_CASE("compile.segments.many_live_inputs") {

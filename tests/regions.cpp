@@ -870,7 +870,11 @@ TEST_CASE("regions.structure.differing_instances_get_several_bodies") {
 
 namespace {
 
-/// Regions and loops record the same ANDs; flatten() and Bristol keep the function.
+/// Regions and loops record the same ANDs but for common subexpressions, which
+/// lay-out merges within a body or a segment: flattened, instances that read
+/// the same imports (MVMul's rows all read v) share terms, so flatten() and
+/// Bristol keep the function with at most the ANDs of the regions, and loops
+/// are within 2% of them. Without that merging, all three were equal.
 void check_structure(const std::string& name, const circuit<>& regions, const circuit<>& sequential,
                      std::uint64_t seed) {
     INFO(name << ", seed " << seed);
@@ -878,8 +882,10 @@ void check_structure(const std::string& name, const circuit<>& regions, const ci
     const circuit<> flat_c = flatten(regions);
     CHECK(flat_c.data().regions.empty());
     CHECK(sequential_steps(flat_c) == flat_c.data().steps.size());
-    CHECK(regions.stats().and_gates == flat_c.stats().and_gates);
-    CHECK(regions.stats().and_gates == sequential.stats().and_gates);
+    const std::uint64_t r_ands = regions.stats().and_gates, s_ands = sequential.stats().and_gates;
+    CHECK(flat_c.stats().and_gates <= r_ands);
+    CHECK(s_ands <= r_ands + r_ands / 50);
+    CHECK(r_ands <= s_ands + s_ands / 50);
     std::uint64_t region_executed = 0, region_stored = 0;
     for (const region_stats& r : regions.stats().regions) {
         region_executed += r.executed_gates;
@@ -889,7 +895,7 @@ void check_structure(const std::string& name, const circuit<>& regions, const ci
     CHECK(regions.stats().stored_gates - region_stored == regions.stats().executed_gates - region_executed);
     const circuit<> back = bristol_round_trip(regions);
     CHECK(back.data().regions.empty());
-    CHECK(back.stats().and_gates == regions.stats().and_gates);
+    CHECK(back.stats().and_gates == flat_c.stats().and_gates);
     std::mt19937_64 rng(seed);
     for (int t = 0; t < 3; ++t) {
         INFO("set " << t);
@@ -913,7 +919,7 @@ TEST_CASE("regions.structure.stats_flatten_bristol") {
     check_structure("mvmul 3x4", apps::mvmul_circuit<3, 4>(), apps::mvmul_sequential_circuit<3, 4>(), 707);
     // The nested program against flatten only (its loop version is the plain one).
     const auto nested = nested_regions();
-    CHECK(flatten(nested).stats().and_gates == nested.stats().and_gates);
+    CHECK(flatten(nested).stats().and_gates <= nested.stats().and_gates);
     const circuit<> back = bristol_round_trip(nested);
     std::mt19937_64 rng(708);
     for (int t = 0; t < 3; ++t) {

@@ -1,6 +1,7 @@
 // tandem/circuit/layout.hpp — turns a recording into the levelled, slotted circuit.
 //
-// Run once at the end of compile (DESIGN §3), in three linear passes:
+// Run once at the end of compile (DESIGN §3), in three linear passes, after
+// common subexpressions are merged (pass 0, merge_common_subexpressions):
 //  1. backwards, in record order: dead-gate removal — a gate nobody reads
 //     (use count 0) is dropped and stops using its operands, so whole dead
 //     cones vanish — while counting the live gates of each bucket
@@ -24,6 +25,7 @@
 #include <tandem/circuit/circuit_data.hpp>
 #include <tandem/detail/big_vector.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -32,6 +34,117 @@ namespace tandem::detail {
 /// The bucket a live gate is levelled into: its level's ANDs, then its XORs and NOTs.
 inline std::size_t bucket_of(const recorded_gate& x) noexcept {
     return 2 * std::size_t{x.level()} + (x.kind() == gate_kind::and_gate ? 0 : 1);
+}
+
+/// Pass 0, forwards in record order: exact structural common subexpressions.
+/// Two gates of the same kind reading the same operands (unordered for AND
+/// and XOR) compute the same bit, so the later one's readers read the first
+/// one instead: the duplicate's use count falls to 0 and pass 1 drops it, and
+/// with it whatever only it kept alive. Operands are renamed before a gate is
+/// looked up, so a chain of duplicates collapses in this one pass. A merged
+/// gate's representative goes into its not_of field (the NOT cache is not
+/// needed once recording is over, and pass 2 overwrites the field). Region outputs
+/// are not gates and are never merged; the region instances' imports and the
+/// outputs are renamed, except the first `kept` outputs: a streamed or
+/// compiled segment carries those into the next segment as distinct inputs in
+/// slots of their own, and two carried inputs sharing a slot would free it
+/// twice. A pure function of the recording (no addresses, no seeds), so both
+/// parties, and a Bristol export read back, lay out the same circuit.
+/// A representative never sits above its duplicates: if the first gate is
+/// levelled higher (its recorded operands were later duplicates of the
+/// duplicate's), it moves down to the duplicate's level — its renamed
+/// operands are the duplicate's, which sit below that level. An AND whose
+/// two operands become one wire r is r; an XOR of r with r keeps its recorded
+/// operands (x ^ x is 0, and lay-out makes no constants), so one duplicate
+/// it reads stays.
+/// Returns the number of gates merged.
+inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t kept) {
+    chunked_vector<recorded_gate>& gates = rec.gates;
+    const std::size_t n_gates = gates.size();
+    const std::uint32_t first = rec.first_gate_wire();
+    if (n_gates < 2) return 0;
+    // merged_bit: one bit per gate, set where not_of names another wire. The
+    // bits fit in cache where the gate records do not: most operands are not
+    // renamed, and most are read long after they were written.
+    std::vector<std::uint64_t> merged_bit((n_gates + 63) / 64, 0);
+    const auto rep = [&](std::uint32_t w) {
+        if (w < first) return w;
+        const std::size_t g = w - first;
+        return (merged_bit[g / 64] >> (g % 64) & 1u) != 0 ? gates[g].not_of : w;
+    };
+    const auto rename = [&](std::uint32_t& w) {
+        const std::uint32_t r = rep(w);
+        if (r == w) return;
+        --rec.uses(w);
+        ++rec.uses(r);
+        w = r;
+    };
+    // Open addressing, linear probing, load <= 2/3. An entry is the key's hash
+    // tag << 32 | (1 + gate index), 0 empty: a probe reads the gate record only
+    // when the tags match. The slot of a gate a few ahead is prefetched from
+    // its recorded operands (renaming rarely changes them): the table is far
+    // larger than the cache, and the probes would otherwise wait on memory.
+    // A big_vector: huge pages, and a block the last lay-out freed, not fresh
+    // pages for the kernel to zero.
+    const int bits = std::bit_width(n_gates + n_gates / 2);
+    big_vector<std::uint64_t> table;
+    table.assign(std::size_t{1} << bits, 0);
+    const std::size_t mask = table.size() - 1;
+    const auto hash = [](std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
+        const std::uint64_t h = (std::uint64_t{std::min(a, b)} << 32 | std::max(a, b)) * 0x9E3779B97F4A7C15ull;
+        return (h ^ (h >> 29) ^ kind) * 0xBF58476D1CE4E5B9ull;
+    };
+    constexpr std::size_t ahead = 16;
+    std::uint64_t merged = 0;
+    for (std::size_t g = 0; g < n_gates; ++g) {
+        if (g + ahead < n_gates) {
+            const recorded_gate& z = gates[g + ahead];
+            __builtin_prefetch(&table[hash(z.level_kind & 3u, z.in0, z.in1) >> (64 - bits)]);
+        }
+        recorded_gate& x = gates[g];
+        if (x.is_region_output()) continue;
+        if (x.in0 == x.in1) {  // a NOT (reads its operand once)
+            rename(x.in0);
+            x.in1 = x.in0;
+        } else if (rep(x.in0) != rep(x.in1)) {
+            rename(x.in0);
+            rename(x.in1);
+        } else if (x.kind() == gate_kind::and_gate) {
+            // r & r = r: its readers read r. It keeps its recorded operands
+            // for pass 1 (it is kept only as a carried wire, see above).
+            x.not_of = rep(x.in0);
+            merged_bit[g / 64] |= std::uint64_t{1} << (g % 64);
+            ++merged;
+            continue;
+        }
+        const std::uint32_t kind = x.level_kind & 3u;
+        const std::uint64_t h = hash(kind, x.in0, x.in1);
+        const std::uint64_t tag = h << 32;
+        for (std::size_t i = h >> (64 - bits);; i = (i + 1) & mask) {
+            const std::uint64_t e = table[i];
+            if (e == 0) {
+                table[i] = tag | (g + 1);
+                break;
+            }
+            if ((e >> 32) != (tag >> 32)) continue;
+            recorded_gate& y = gates[static_cast<std::uint32_t>(e) - 1];
+            if ((y.level_kind & 3u) != kind || std::min(y.in0, y.in1) != std::min(x.in0, x.in1) ||
+                std::max(y.in0, y.in1) != std::max(x.in0, x.in1))
+                continue;
+            x.not_of = first + (static_cast<std::uint32_t>(e) - 1);
+            merged_bit[g / 64] |= std::uint64_t{1} << (g % 64);
+            if (y.level() > x.level()) y.level_kind = x.level_kind;  // same kind: only the level changes
+            ++merged;
+            break;
+        }
+    }
+    if (merged == 0) return 0;
+    for (std::size_t k = kept; k < rec.output_wires.size(); ++k)
+        if (rec.output_wires[k] != output_false && rec.output_wires[k] != output_true) rename(rec.output_wires[k]);
+    for (recorded_region& r : rec.regions)
+        for (recorded_region::instance& i : r.instances)
+            for (std::uint32_t& w : i.imports) rename(w);
+    return merged;
 }
 
 /// Pass 2 of a streamed segment (lay_out with fresh_slots): levels the live
@@ -117,6 +230,9 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
     const std::size_t n_gates = rec.gates.size();
     chunked_vector<recorded_gate>& gates = rec.gates;
     const auto is_wire = [](std::uint32_t w) { return w != output_false && w != output_true; };
+
+    // 0. Common subexpressions merged (their duplicates left unread for pass 1).
+    merge_common_subexpressions(rec, kept);
 
     // 1. Dead gates out, live gates counted per bucket.
     const std::size_t n_buckets = 2 * (std::size_t{rec.max_level} + 1);

@@ -31,7 +31,7 @@
 //                        256  14        224   7,168          84
 //
 // (the first three equal the Bristol Fashion AES circuits; AES-128 records
-// 24,040 XORs where the Bristol file has 28,176). Public bytes
+// 23,752 XORs where the Bristol file has 28,176). Public bytes
 // fold while recording: a public key (aes_encrypt(std::array<std::uint8_t,
 // K>, block)) costs only the 16 S-boxes per round, as expanded.
 // To encrypt several blocks under one secret key, expand it once with

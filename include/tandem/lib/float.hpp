@@ -8,7 +8,7 @@
 // bit (round to nearest even, subnormals, ±0, ±∞, NaN payloads), and is tested
 // against the CPU (tests/lib_float.cpp, tests/lib_float_ops.cpp):
 //   lib/float/type.hpp      the type, public constants, inputs and outputs as float / double
-//   lib/float/arith.hpp     + − × ÷ and sqrt            (binary32: 709 / 709 / 1,652 / 1,457 / 609 ANDs)
+//   lib/float/arith.hpp     + − × ÷ and sqrt            (binary32: 695 / 695 / 1,651 / 1,434 / 595 ANDs)
 //   lib/float/compare.hpp   == != < <= > >=, isunordered, min, max (MINSS / MAXSS)
 //   lib/float/classify.hpp  isnan, isinf, isfinite, isnormal, signbit, is_zero, …
 //   lib/float/sign.hpp      abs, unary −, copysign (free)

@@ -16,8 +16,9 @@
 // every bit, so keccak_f1600 on a secret state is 24 × 1,600 = 38,400 (as the
 // Bristol file). A sponge's last χ computes only the lanes it squeezes (4 for
 // SHA3-256: 256 ANDs instead of 1,600), and lanes still public fold:
-//   SHA3-256 of a 3-byte message (one permutation):     35,467
-//            (38,400 - 1,344 in the last χ - 1,589 folded in the first round)
+//   SHA3-256 of a 3-byte message (one permutation):     35,461
+//            (38,400 - 1,344 in the last χ - 1,589 folded in the first round
+//             - 6 that compute what another AND of it does, merged at lay-out)
 //   SHA3-256 of a 200-byte message (two permutations):  75,456 = 2 × 38,400 - 1,344
 #pragma once
 
