@@ -45,16 +45,37 @@ inline std::size_t bucket_of(const recorded_gate& x) noexcept {
 /// labels (4 slots) only where the last output of one meets the first of the
 /// next, at most one line per part boundary, for any number of parts. Slots
 /// in pool order would interleave the parts' outputs within lines, and two
-/// cores writing one line pass it back and forth (false sharing). The pools
-/// hand slots out last-released first, so a level's slots often come in
-/// decreasing or increasing runs: those cost a reverse or a scan, not a sort.
-inline void sort_slots(std::vector<std::uint32_t>& s) {
+/// cores writing one line pass it back and forth (false sharing).
+/// The pools hand slots out last-released first, so a level's slots often
+/// come in one increasing or decreasing run: a scan or a reverse. Otherwise
+/// a least-significant-digit radix sort by bytes (as many passes as the
+/// largest slot has bytes): std::sort of every level's slots made the layout
+/// alone 2-3x slower (bench_record --quick), its branches mispredicting.
+/// `scratch` is a buffer for the radix passes, kept across levels.
+inline void sort_slots(std::vector<std::uint32_t>& s, std::vector<std::uint32_t>& scratch) {
     if (std::is_sorted(s.begin(), s.end())) return;
     if (std::is_sorted(s.rbegin(), s.rend())) {
         std::reverse(s.begin(), s.end());
         return;
     }
-    std::sort(s.begin(), s.end());
+    if (s.size() <= 32) {
+        std::sort(s.begin(), s.end());
+        return;
+    }
+    const std::uint32_t largest = *std::max_element(s.begin(), s.end());
+    scratch.resize(s.size());
+    for (unsigned shift = 0; shift < 32 && (largest >> shift) != 0; shift += 8) {
+        std::uint32_t start[256] = {};
+        for (const std::uint32_t x : s) ++start[(x >> shift) & 0xFFu];
+        std::uint32_t sum = 0;
+        for (std::uint32_t& c : start) {
+            const std::uint32_t n = c;
+            c = sum;
+            sum += n;
+        }
+        for (const std::uint32_t x : s) scratch[start[(x >> shift) & 0xFFu]++] = x;
+        s.swap(scratch);
+    }
 }
 
 /// Pass 2 of a streamed segment (lay_out with fresh_slots): levels the live
@@ -74,9 +95,9 @@ inline void lay_out_fresh(recording& rec, slot_pool& pool, const std::vector<std
     // levelled order (position p gets by_position[p]): a level's ANDs, a run
     // of positions, write increasing slots (sort_slots). No slot is reused in
     // the segment, so which gate gets which does not matter otherwise.
-    std::vector<std::uint32_t> by_position(bucket_start.back());
+    std::vector<std::uint32_t> by_position(bucket_start.back()), scratch;
     for (std::uint32_t& s : by_position) s = pool.take();
-    sort_slots(by_position);
+    sort_slots(by_position, scratch);
     for (std::size_t g = 0; g < n_gates; ++g) {
         recorded_gate& x = gates[g];
         if (x.uses == 0) {  // dead, or a region output nobody reads
@@ -229,7 +250,7 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
     // 3. Slots (a fresh segment has them from pass 2).
     std::uint32_t own_count = n_in;
     if (!fresh_slots) {
-        std::vector<std::uint32_t> own_free, released, and_slots;
+        std::vector<std::uint32_t> own_free, released, and_slots, sort_scratch;
         std::vector<std::uint32_t>& free_slots = pool ? pool->free : own_free;
         std::uint32_t& slot_count = pool ? pool->count : own_count;
         for (std::uint32_t k = 0; k < n_in; ++k)
@@ -287,7 +308,7 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
                 // increasing order of gate position (sort_slots).
                 and_slots.clear();
                 for (std::uint32_t p = lv.and_begin; p < lv.xor_begin; ++p) and_slots.push_back(new_slot());
-                sort_slots(and_slots);
+                sort_slots(and_slots, sort_scratch);
                 for (std::uint32_t p = lv.and_begin; p < lv.end; ++p) {
                     gate& g = out.gates[p];
                     const std::uint32_t a = read(g.in0);
