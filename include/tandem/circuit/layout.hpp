@@ -15,6 +15,9 @@
 //     is released when its last reader has run and handed out again from the
 //     *next* level on, so no gate of a level overwrites a slot another gate
 //     of that level still reads — FGP may run a level's ANDs in any order.
+//     A level's ANDs write increasing slots in gate order, so the parts FGP
+//     cuts it into write disjoint cache lines but at their boundaries
+//     (sort_slots).
 // Passes 1 and 2 touch the operands of a gate near it in record order, pass 3
 // near it in levelled order, so lookups hit recently used memory. A streamed
 // run's segment skips pass 3: pass 2 gives each gate a fresh slot instead
@@ -25,6 +28,7 @@
 #include <tandem/circuit/circuit_data.hpp>
 #include <tandem/detail/big_vector.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -147,12 +151,51 @@ inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t k
     return merged;
 }
 
+/// Sorts the output slots a level's ANDs take, which then go to the ANDs in
+/// increasing order of gate position. FGP cuts a level's ANDs into contiguous
+/// runs of gates (exec::plan::level_part), so every slot part k writes is
+/// below every slot part k + 1 writes: two parts share a 64-byte line of
+/// labels (4 slots) only where the last output of one meets the first of the
+/// next, at most one line per part boundary, for any number of parts. Slots
+/// in pool order would interleave the parts' outputs within lines, and two
+/// cores writing one line pass it back and forth (false sharing).
+/// The pools hand slots out last-released first, so a level's slots often
+/// come in one increasing or decreasing run: a scan or a reverse. Otherwise
+/// a least-significant-digit radix sort by bytes (as many passes as the
+/// largest slot has bytes): std::sort of every level's slots made the layout
+/// alone 2-3x slower (bench_record --quick), its branches mispredicting.
+/// `scratch` is a buffer for the radix passes, kept across levels.
+inline void sort_slots(std::vector<std::uint32_t>& s, std::vector<std::uint32_t>& scratch) {
+    if (std::is_sorted(s.begin(), s.end())) return;
+    if (std::is_sorted(s.rbegin(), s.rend())) {
+        std::reverse(s.begin(), s.end());
+        return;
+    }
+    if (s.size() <= 32) {
+        std::sort(s.begin(), s.end());
+        return;
+    }
+    const std::uint32_t largest = *std::max_element(s.begin(), s.end());
+    scratch.resize(s.size());
+    for (unsigned shift = 0; shift < 32 && (largest >> shift) != 0; shift += 8) {
+        std::uint32_t start[256] = {};
+        for (const std::uint32_t x : s) ++start[(x >> shift) & 0xFFu];
+        std::uint32_t sum = 0;
+        for (std::uint32_t& c : start) {
+            const std::uint32_t n = c;
+            c = sum;
+            sum += n;
+        }
+        for (const std::uint32_t x : s) scratch[start[(x >> shift) & 0xFFu]++] = x;
+        s.swap(scratch);
+    }
+}
+
 /// Pass 2 of a streamed segment (lay_out with fresh_slots): levels the live
-/// gates into their buckets in record order, each taking a slot from `pool`;
-/// renames operands, region wire maps and outputs to slots; then returns
-/// every slot of the segment to the pool but those of the first `kept`
-/// outputs. Releasing in decreasing order makes the next segment take them
-/// back in increasing order.
+/// gates into their buckets in record order, each getting a slot of its own
+/// from `pool` (in increasing order of levelled position); renames operands,
+/// region wire maps and outputs to slots; then returns every slot of the
+/// segment to the pool but those of the first `kept` outputs.
 inline void lay_out_fresh(recording& rec, slot_pool& pool, const std::vector<std::uint32_t>& bucket_start,
                           std::uint32_t kept, circuit_data& out) {
     const std::uint32_t n_in = rec.input_bits;
@@ -161,16 +204,26 @@ inline void lay_out_fresh(recording& rec, slot_pool& pool, const std::vector<std
     const std::size_t n_gates = gates.size();
     const auto slot = [&](std::uint32_t w) { return w >= first ? gates[w - first].not_of : rec.input_slots[w - 1]; };
     std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
+    // The live gates' slots, taken up front and sorted, go to the gates in
+    // levelled order (position p gets by_position[p]): a level's ANDs, a run
+    // of positions, write increasing slots (sort_slots). No slot is reused in
+    // the segment, so which gate gets which does not matter otherwise.
+    std::vector<std::uint32_t> by_position(bucket_start.back()), scratch;
+    for (std::uint32_t& s : by_position) s = pool.take();
+    sort_slots(by_position, scratch);
     for (std::size_t g = 0; g < n_gates; ++g) {
         recorded_gate& x = gates[g];
         if (x.uses == 0) {  // dead, or a region output nobody reads
             x.not_of = unused_slot;
             continue;
         }
-        const std::uint32_t s = pool.take();
-        x.not_of = s;
-        if (x.is_region_output()) continue;
+        if (x.is_region_output()) {
+            x.not_of = pool.take();
+            continue;
+        }
         const std::uint32_t p = next[bucket_of(x)]++;
+        const std::uint32_t s = by_position[p];
+        x.not_of = s;
         out.gates[p] = gate{slot(x.in0), slot(x.in1), s, x.kind()};
     }
     out.output_slots.reserve(rec.output_wires.size());
@@ -313,7 +366,7 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
     // 3. Slots (a fresh segment has them from pass 2).
     std::uint32_t own_count = n_in;
     if (!fresh_slots) {
-        std::vector<std::uint32_t> own_free, released;
+        std::vector<std::uint32_t> own_free, released, and_slots, sort_scratch;
         std::vector<std::uint32_t>& free_slots = pool ? pool->free : own_free;
         std::uint32_t& slot_count = pool ? pool->count : own_count;
         for (std::uint32_t k = 0; k < n_in; ++k)
@@ -365,12 +418,19 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
             for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
                 const level_range& lv = out.levels[l];
                 next_step();
+                // The level's ANDs take their slots first, all at once: the same
+                // slots new_slot would hand them one by one (reads release only
+                // into `released`), so slot_count does not change, but in
+                // increasing order of gate position (sort_slots).
+                and_slots.clear();
+                for (std::uint32_t p = lv.and_begin; p < lv.xor_begin; ++p) and_slots.push_back(new_slot());
+                sort_slots(and_slots, sort_scratch);
                 for (std::uint32_t p = lv.and_begin; p < lv.end; ++p) {
                     gate& g = out.gates[p];
                     const std::uint32_t a = read(g.in0);
                     g.in1 = g.in1 != g.in0 ? read(g.in1) : a;
                     g.in0 = a;
-                    const std::uint32_t s = new_slot();
+                    const std::uint32_t s = p < lv.xor_begin ? and_slots[p - lv.and_begin] : new_slot();
                     ns[n_in + p] = {g.out, s};
                     g.out = s;
                 }
