@@ -248,7 +248,7 @@ TEST_CASE("cse.streamed_equals_compiled") {
         std::uint16_t expected = 0;
         for (std::size_t i = 0; i < n; ++i) {
             a[i] = static_cast<std::uint16_t>(r()), b[i] = static_cast<std::uint16_t>(r());
-            expected = static_cast<std::uint16_t>(expected + a[i] * b[i]);
+            expected = static_cast<std::uint16_t>(expected + std::uint32_t{a[i]} * b[i]);  // u16 · u16 is int: keep it unsigned
         }
         REQUIRE(compiled.eval_plain(a, b) == std::tuple{expected, expected, true});
         for (const std::uint64_t k : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{300}, default_segment_ands}) {
@@ -289,7 +289,7 @@ TEST_CASE("cse.region_bodies") {
         INFO("seed 99, run " << t);
         const auto got = c.eval_plain(a, b);
         for (std::size_t i = 0; i < 6; ++i) {
-            const auto p = static_cast<std::uint16_t>(a[i] * b[i]);
+            const auto p = static_cast<std::uint16_t>(std::uint32_t{a[i]} * b[i]);
             const auto row = std::tuple<std::uint16_t, std::uint16_t, std::uint16_t, std::uint16_t, std::uint16_t>(
                 p, p, static_cast<std::uint16_t>(p + a[i]), static_cast<std::uint16_t>(a[i] & b[i]),
                 static_cast<std::uint16_t>(a[i] & b[i]));
