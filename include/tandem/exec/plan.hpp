@@ -10,10 +10,11 @@
 //    fgp_min_ands ANDs per part has its ANDs split into up to W parts, part k
 //    on worker k and link k (paper 001 §4.1); the level's XORs follow on
 //    worker 0 once all parts are done.
-//  * Tweaks: every AND gets the index it has in execution order (sequential
-//    ANDs level by level, region instances one after another), by prefix
-//    sums, so each instance's range is disjoint from all others and a plan
-//    with any number of workers garbles exactly what one thread would.
+//  * Tweaks: every step, level and region instance gets a range of AND
+//    indices by prefix sums (sequential ANDs level by level, a region's
+//    instances one after another), disjoint from all others. Instances that
+//    a worker runs in lockstep (gc/half_gates.hpp) share their ranges' union
+//    out gate-major, so one worker garbles exactly what gc::garble does.
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>

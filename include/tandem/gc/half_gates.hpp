@@ -17,8 +17,10 @@
 // ANDs of a level are independent, so they are hashed `batch` gates at a time
 // with the keys of all their tweaks expanded side by side (crypto/hash.hpp).
 // Tweaks follow execution order: the sequential ANDs of a step level by
-// level, a region's instances one after another — the order the planner's
-// prefix sums give every worker (exec/plan.hpp).
+// level, a region's instances one after another — the ranges the planner's
+// prefix sums give every worker (exec/plan.hpp) — except that instances run
+// in lockstep share out their ranges' union level by level, gate-major
+// (step_runner::lockstep).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
