@@ -221,6 +221,30 @@ inline void store_pair_outputs(label_array& label, const gate& g0, const gate& g
     label[g0.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
     label[g1.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
 }
+/// Half-gates on one register of two gates, lanes (A0, B0, A0', B0'), with
+/// h0, h1 the hashes of those lanes and of them ⊕ Δ: stores the lane pairs
+/// (TG, TE) — the tables — and returns (WG0, WE0) pairs, whose XOR is C0.
+inline __m512i garble_pair(__m512i x0, __m512i h0, __m512i h1, __m512i d, block* tables) noexcept {
+    const __mmask8 own = permute_bits(x0);  // (pa, pb, pa', pb')
+    const __mmask8 swapped = static_cast<__mmask8>(((own & 0x33) << 2) | ((own & 0xCC) >> 2));
+    const __m512i sw = swap_pairs(x0);  // (B0, A0, B0', A0')
+    // (TG, TE) = H0 ^ H1 ^ (pb·Δ, A0)
+    const __m512i corr = _mm512_mask_blend_epi64(0xCC, _mm512_maskz_mov_epi64(swapped, d), sw);
+    const __m512i t = _mm512_ternarylogic_epi64(h0, h1, corr, 0x96);
+    _mm512_storeu_si512(tables, t);
+    // (WG0, WE0) = H0 ^ (pa·TG, pb·(TE ^ A0)); C0 = WG0 ^ WE0.
+    const __m512i u = _mm512_xor_si512(t, _mm512_maskz_mov_epi64(0xCC, sw));
+    return _mm512_xor_si512(h0, _mm512_maskz_mov_epi64(own, u));
+}
+
+/// The evaluator's half on lanes (Wa, Wb, Wa', Wb') with hashes h and tables
+/// t (TG, TE, TG', TE'): (TG, TE ^ Wa) selected by (sa, sb), XORed onto
+/// (H(Wa), H(Wb)); the output label is each pair's XOR.
+inline __m512i evaluate_pair(__m512i x, __m512i h, const block* t) noexcept {
+    const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x)));
+    return _mm512_xor_si512(h, _mm512_maskz_mov_epi64(permute_bits(x), u));
+}
+
 template <class Hash, class Sink>
 struct and_garbler : detail::and_garbler<Hash, Sink> {
     using base = detail::and_garbler<Hash, Sink>;
@@ -250,19 +274,9 @@ struct and_garbler : detail::and_garbler<Hash, Sink> {
         }
         tandem::detail::vaes::hash_registers<Z, 2>(hash, 2 * and_index, h);
         block tables[2 * n];
-        for (std::size_t z = 0; z < Z; ++z) {
-            const __mmask8 own = permute_bits(x0[z]);  // (pa, pb, pa', pb')
-            const __mmask8 swapped = static_cast<__mmask8>(((own & 0x33) << 2) | ((own & 0xCC) >> 2));
-            const __m512i sw = swap_pairs(x0[z]);  // (B0, A0, B0', A0')
-            // (TG, TE) = H0 ^ H1 ^ (pb·Δ, A0)
-            const __m512i corr = _mm512_mask_blend_epi64(0xCC, _mm512_maskz_mov_epi64(swapped, d), sw);
-            const __m512i t = _mm512_ternarylogic_epi64(h[0][z], h[1][z], corr, 0x96);
-            _mm512_storeu_si512(tables + 4 * z, t);
-            // (WG0, WE0) = H0 ^ (pa·TG, pb·(TE ^ A0)); C0 = WG0 ^ WE0.
-            const __m512i u = _mm512_xor_si512(t, _mm512_maskz_mov_epi64(0xCC, sw));
-            const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(own, u));
-            store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1], w);
-        }
+        for (std::size_t z = 0; z < Z; ++z)
+            store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1],
+                               garble_pair(x0[z], h[0][z], h[1][z], d, tables + 4 * z));
         sink.write(tables, 2 * n);
         and_index += n;
     }
@@ -290,12 +304,8 @@ struct and_evaluator : detail::and_evaluator<Hash, Source> {
         for (std::size_t z = 0; z < Z; ++z)
             x[z] = h[0][z] = operand_pair(label, gates[i + 2 * z], gates[i + 2 * z + 1]);
         tandem::detail::vaes::hash_registers<Z, 1>(hash, 2 * and_index, h);
-        for (std::size_t z = 0; z < Z; ++z) {
-            // (TG, TE ^ Wa) selected by (sa, sb), XORed onto (H(Wa), H(Wb)); Wc = the pair's XOR.
-            const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x[z])));
-            const __m512i w = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(permute_bits(x[z]), u));
-            store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1], w);
-        }
+        for (std::size_t z = 0; z < Z; ++z)
+            store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1], evaluate_pair(x[z], h[0][z], t + 4 * z));
         and_index += n;
     }
 };
@@ -386,16 +396,7 @@ struct lockstep_garbler {
         tandem::detail::vaes::hash_registers<Z, 2>(hash, 2 * and_index, h);
         block tables[2 * n];
         __m512i w[Z];
-        for (std::size_t z = 0; z < Z; ++z) {  // as and_garbler::run_registers
-            const __mmask8 own = permute_bits(x0[z]);
-            const __mmask8 swapped = static_cast<__mmask8>(((own & 0x33) << 2) | ((own & 0xCC) >> 2));
-            const __m512i sw = swap_pairs(x0[z]);
-            const __m512i corr = _mm512_mask_blend_epi64(0xCC, _mm512_maskz_mov_epi64(swapped, d), sw);
-            const __m512i t = _mm512_ternarylogic_epi64(h[0][z], h[1][z], corr, 0x96);
-            _mm512_storeu_si512(tables + 4 * z, t);
-            const __m512i u = _mm512_xor_si512(t, _mm512_maskz_mov_epi64(0xCC, sw));
-            w[z] = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(own, u));
-        }
+        for (std::size_t z = 0; z < Z; ++z) w[z] = garble_pair(x0[z], h[0][z], h[1][z], d, tables + 4 * z);
         for (std::size_t q = 0; q < n / 4; ++q) store_quad_outputs(out[q], w[2 * q], w[2 * q + 1]);
         sink.write(tables, 2 * n);
         and_index += n;
@@ -420,10 +421,7 @@ struct lockstep_evaluator {
         for (std::size_t z = 0; z < Z; ++z) h[0][z] = x[z];
         tandem::detail::vaes::hash_registers<Z, 1>(hash, 2 * and_index, h);
         __m512i w[Z];
-        for (std::size_t z = 0; z < Z; ++z) {  // as and_evaluator::run_registers
-            const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t + 4 * z), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x[z])));
-            w[z] = _mm512_xor_si512(h[0][z], _mm512_maskz_mov_epi64(permute_bits(x[z]), u));
-        }
+        for (std::size_t z = 0; z < Z; ++z) w[z] = evaluate_pair(x[z], h[0][z], t + 4 * z);
         for (std::size_t q = 0; q < n / 4; ++q) store_quad_outputs(out[q], w[2 * q], w[2 * q + 1]);
         and_index += n;
     }
