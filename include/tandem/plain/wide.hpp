@@ -7,7 +7,7 @@
 
 namespace tandem {
 
-/// The plain value of a secure_int<N>/secure_uint<N> with N > 128: N bits in
+/// The plain value of a `secure_int<N>` or `secure_uint<N>` with N > 128: N bits in
 /// 64-bit limbs, least significant limb first. Bits at positions >= N are
 /// always zero (a negative secure_int<N> value is stored as its N-bit two's
 /// complement pattern), so == compares values.
