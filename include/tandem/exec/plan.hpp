@@ -8,7 +8,7 @@
 //    is the session's main connection).
 //  * Sequential steps run on worker 0, except FGP: a level with at least
 //    fgp_min_ands ANDs per part has its ANDs split into up to W parts, part k
-//    on worker k and link k (paper 001 §4.1); the level's XORs follow on
+//    on worker k and link k (paper 001 §4.3); the level's XORs follow on
 //    worker 0 once all parts are done.
 //  * Tweaks: every step, level and region instance gets a range of AND
 //    indices by prefix sums (sequential ANDs level by level, a region's
