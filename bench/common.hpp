@@ -1,4 +1,4 @@
-// Shared command line and reporting of tandem's benchmarks (../shared/BENCH.md):
+// Shared command line and reporting of tandem's benchmarks (docs/BENCH.md):
 // --json, --reps N, --threads N, --quick; median and minimum of the repetitions.
 #pragma once
 

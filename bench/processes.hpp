@@ -1,6 +1,6 @@
 // Two-party benchmark plumbing shared by bench_two_party, bench_cgp, …: this
 // process is Alice and starts a copy of itself as Bob; both start each timed
-// part together and swap their figures (../shared/BENCH.md: one command
+// part together and swap their figures (docs/BENCH.md: one command
 // gives one figure, the slower party's).
 #pragma once
 

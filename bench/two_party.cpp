@@ -1,6 +1,6 @@
 // bench_two_party — end-to-end two-party runs between two processes over
 // loopback TCP, each pinned to its own core when the machine has two or more
-// (../shared/BENCH.md). This process is Alice (garbler, listens on a free
+// (docs/BENCH.md). This process is Alice (garbler, listens on a free
 // port); it starts a copy of itself as Bob (evaluator) and prints the figures.
 //
 //   bench_two_party [--case setup|mul64|aes|aes-batch|mvmul|millionaires|cot|all[,...]] [--hash rekeyed|fixed-key]

@@ -12,7 +12,7 @@ using namespace tandem;
 
 namespace {
 
-/// Checks DESIGN §3 on any circuit: ANDs of level i read only values written
+/// Checks docs/DESIGN.md §3 on any circuit: ANDs of level i read only values written
 /// before level i; XORs read values of levels <= i written before them; no
 /// gate of level i overwrites a slot whose older value level i still reads.
 void check_levelled(const circuit<>& c) {

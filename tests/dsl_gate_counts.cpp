@@ -1,5 +1,5 @@
 // Gate counts: every building block uses the best known construction, and
-// the AND count of each is asserted here (DESIGN §2, issue 2).
+// the AND count of each is asserted here (docs/DESIGN.md §2, issue 2).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>

@@ -1,4 +1,4 @@
-// Secret independence (DESIGN §9): no branch and no memory address in
+// Secret independence (docs/DESIGN.md §9): no branch and no memory address in
 // tandem's code depends on a secret. Built with TANDEM_VALGRIND_SECRETS, the
 // library marks its secrets undefined for valgrind's memcheck where they are
 // made (detail/secret.hpp: the PRG's key, so Δ and every label drawn; the

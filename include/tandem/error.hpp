@@ -1,7 +1,7 @@
 // tandem/error.hpp — the exceptions tandem throws.
 //
 // Three kinds of failure, each with its own type so callers can react
-// differently (DESIGN §9):
+// differently (docs/DESIGN.md §9):
 //   usage_error    — the caller misused the API (bad input, value outside its
 //                    compile, malformed file). Fix the calling code.
 //   protocol_error — the peer sent something this party did not expect

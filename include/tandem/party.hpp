@@ -7,7 +7,7 @@
 namespace tandem {
 
 /// Who owns an input. Alice is the garbler of the sequential parts, Bob the
-/// evaluator (DESIGN §8).
+/// evaluator (docs/DESIGN.md §8).
 enum class party : std::uint8_t { alice = 0, bob = 1 };
 
 constexpr std::string_view to_string(party p) noexcept {

@@ -38,7 +38,7 @@
 // (exec/ipp_plan.hpp, session/ipp.hpp). Inputs and outputs stay in Alice's
 // world, so the protocol around the run is unchanged.
 //
-// Security: semi-honest (DESIGN §9). A session is used by one thread at a
+// Security: semi-honest (docs/DESIGN.md §9). A session is used by one thread at a
 // time. A failed run closes the connection at once (so the peer fails too,
 // without waiting for its deadline) and leaves the session unusable; open a
 // new one.

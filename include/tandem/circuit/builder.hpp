@@ -48,7 +48,7 @@ constexpr wire_ref constant_ref(bool b) noexcept { return wire_ref{b ? 1u : 0u};
 constexpr wire_ref operator~(wire_ref r) noexcept { return wire_ref{r.v ^ 1u}; }
 
 /// Membership of one DSL value in the live list of a streaming builder
-/// (DESIGN §11). secure_bit and secure_integer each hold one: while linked,
+/// (docs/DESIGN.md §11). secure_bit and secure_integer each hold one: while linked,
 /// `refs` points at the value's own wire references, which the builder reads
 /// and renumbers when it cuts a segment. Copying a value does not copy its
 /// membership (the copy's constructor links it afresh); destroying it unlinks
@@ -169,7 +169,7 @@ struct stream_input_bit {
     std::uint8_t value;
 };
 
-/// One segment of a streamed run (DESIGN §11): a levelled circuit over the
+/// One segment of a streamed run (docs/DESIGN.md §11): a levelled circuit over the
 /// run's slots. Its inputs are the wires carried in from earlier segments
 /// (already in their slots) and `inputs`, whose labels the runner writes
 /// before running it. data.output_slots holds first the `carried` wires that
@@ -200,7 +200,7 @@ public:
         input_not_.push_back(0);
         rec_.input_uses.push_back(0);
     }
-    /// A streaming builder (DESIGN §11): once a segment holds `segment_ands`
+    /// A streaming builder (docs/DESIGN.md §11): once a segment holds `segment_ands`
     /// ANDs it is cut at the next safe point (when an operation's result
     /// value is made, outside regions and internal multi-value steps) and
     /// handed to `runner`; only the wires that a live value still names are
@@ -284,7 +284,7 @@ public:
 
     std::size_t gate_count() const noexcept { return rec_.gates.size(); }
 
-    // ---- Streaming (DESIGN §11; dsl/stream.hpp is the user's side) ----
+    // ---- Streaming (docs/DESIGN.md §11; dsl/stream.hpp is the user's side) ----
 
     /// Whether values are tracked and segments cut: a streamed run or a compile laid out by segments.
     bool streaming() const noexcept { return runner_ != nullptr; }
@@ -463,7 +463,7 @@ public:
     /// Hands over what was recorded; the builder is empty afterwards.
     recording take() && { return std::move(rec_); }
 
-    // ---- Parallel regions (DESIGN §3; dsl/parallel.hpp is the user's side) ----
+    // ---- Parallel regions (docs/DESIGN.md §3; dsl/parallel.hpp is the user's side) ----
     //
     // While an instance is open, gates go to a recording of their own in a
     // canonical form: operands are the instance's own gates or its imports —

@@ -1,13 +1,13 @@
 // tandem/circuit/circuit_data.hpp — the immutable representation behind tandem::circuit.
 //
-// Layout (DESIGN §3):
+// Layout (docs/DESIGN.md §3):
 //  * `gates` holds every gate, level by level. Level L occupies
 //    [levels[L].and_begin, levels[L].end): first its ANDs (all mutually
 //    independent, the unit of batching and of FGP), then from xor_begin its
 //    XOR and NOT gates in topological order. The level of a wire is its AND
 //    depth; level 0 has no ANDs.
 //  * `steps` are the circuit in execution order: sequential blocks (a run of
-//    levels of `gates`) and parallel regions (DESIGN §3). Passes walk steps.
+//    levels of `gates`) and parallel regions (docs/DESIGN.md §3). Passes walk steps.
 //  * A region is n instances of a body. Each distinct body is stored once as
 //    a circuit_data of its own (inputs in slots [0, input_bits), outputs in
 //    output_slots, no regions inside), and each instance is a body index plus

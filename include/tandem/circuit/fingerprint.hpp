@@ -1,6 +1,6 @@
 // tandem/circuit/fingerprint.hpp — a 128-bit digest of a circuit's structure.
 //
-// Two parties compare fingerprints in the handshake of every run (DESIGN §7)
+// Two parties compare fingerprints in the header of every run (docs/DESIGN.md §7.4)
 // to catch a peer that compiled a different program or a different version
 // of it. The digest covers every gate, the levels and steps, and the input
 // and output layouts, field by field (never padding bytes). It detects

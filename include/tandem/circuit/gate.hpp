@@ -7,7 +7,7 @@
 //    public one). Constants never appear as gate inputs: they are folded away
 //    when the circuit is recorded.
 //  * Operands and results name storage *slots*, not wires: a slot is reused
-//    once the wire it held has been read for the last time (DESIGN §3), so an
+//    once the wire it held has been read for the last time (docs/DESIGN.md §3), so an
 //    evaluator needs only `slot_count` labels of storage. A NOT gate stores its
 //    operand in both `in0` and `in1`.
 //  * Gates are stored level by level (see circuit.hpp); inside a level every

@@ -1,6 +1,6 @@
 // tandem/circuit/layout.hpp — turns a recording into the levelled, slotted circuit.
 //
-// Run once at the end of compile (DESIGN §3), in three linear passes, after
+// Run once at the end of compile (docs/DESIGN.md §3), in three linear passes, after
 // common subexpressions are merged (pass 0, merge_common_subexpressions):
 //  1. backwards, in record order: dead-gate removal — a gate nobody reads
 //     (use count 0) is dropped and stops using its operands, so whole dead
@@ -263,7 +263,7 @@ inline void lay_out_fresh(recording& rec, slot_pool& pool, const std::vector<std
     free.resize(n_free);
 }
 
-/// With `pool` (a segment, DESIGN §11), input bit k already sits in slot
+/// With `pool` (a segment, docs/DESIGN.md §11), input bit k already sits in slot
 /// rec.input_slots[k], slots come from and return to the run's pool, and
 /// slot_count is the pool's size; without it, input bit k starts in slot k.
 ///

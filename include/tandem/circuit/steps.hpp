@@ -4,7 +4,7 @@
 // (plaintext evaluation: 64-lane words; flatten: wire references): run the
 // levels of each sequential step in place, and run each region instance's
 // body in a local array — its inputs gathered from the circuit's slots, its
-// outputs scattered back (DESIGN §3). The garbling cores (gc/half_gates.hpp)
+// outputs scattered back (docs/DESIGN.md §3). The garbling cores (gc/half_gates.hpp)
 // do the same with tweaks and their own label arrays.
 #pragma once
 

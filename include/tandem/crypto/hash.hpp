@@ -1,4 +1,4 @@
-// tandem/crypto/hash.hpp — the tweakable hash that garbling uses (DESIGN §5).
+// tandem/crypto/hash.hpp — the tweakable hash that garbling uses (docs/DESIGN.md §5).
 //
 // Multi-instance tweakable circular correlation-robust hash of Guo, Katz,
 // Wang, Weng and Yu, "Better concrete security for half-gates garbling (in the

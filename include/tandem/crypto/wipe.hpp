@@ -1,4 +1,4 @@
-// tandem/crypto/wipe.hpp — erase secrets from memory (DESIGN §9).
+// tandem/crypto/wipe.hpp — erase secrets from memory (docs/DESIGN.md §9).
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,7 @@
 //
 // The building blocks of the DSL, as non-template functions over spans of wire
 // references (bit 0 = least significant), so each is compiled once however
-// many widths a program uses. AND counts are the best known (DESIGN §2) and are
+// many widths a program uses. AND counts are the best known (docs/DESIGN.md §2) and are
 // asserted in tests/dsl_gate_counts.cpp:
 //   n-bit add / sub: n-1 ANDs          (full adder with one AND:
 //   comparison <:    n ANDs             c' = c ^ ((a ^ c) & (b ^ c)),

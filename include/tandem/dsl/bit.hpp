@@ -10,7 +10,7 @@ namespace tandem {
 
 /// A secret bit. A thin handle: a wire reference plus the builder it belongs to.
 /// Default-constructed, or built from a bool, it is a public constant. In a
-/// streamed run it is also a member of its builder's live list (DESIGN §11),
+/// streamed run it is also a member of its builder's live list (docs/DESIGN.md §11),
 /// which is how the builder knows which wires are still needed.
 class secure_bit {
 public:

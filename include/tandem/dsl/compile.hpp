@@ -9,7 +9,7 @@
 // compile calls the function once with fresh secure inputs, recording every
 // operation into a builder of its own. The recording is laid out as a
 // levelled circuit segment by segment while the function runs (every 2^18
-// ANDs, as a streamed run is: DESIGN §11), and the segments are joined, so
+// ANDs, as a streamed run is: docs/DESIGN.md §11), and the segments are joined, so
 // the peak memory is the stored circuit plus one segment rather than a whole
 // recording and its laid-out copy. Nothing is shared between compile calls,
 // so threads may compile concurrently.

@@ -52,7 +52,7 @@ inline std::uint32_t join_owner(std::uint32_t a, std::uint32_t b) {
 inline std::uint32_t result_owner(std::uint32_t a) { return join_owner(a, a); }
 
 /// Links a value just made from recorded wires into the live list of the
-/// active builder when that builder streams (DESIGN §11) and owns the value;
+/// active builder when that builder streams (docs/DESIGN.md §11) and owns the value;
 /// may cut the segment there (builder::track).
 inline void track_value(live_link& l, wire_ref* refs, std::uint32_t n, std::uint32_t owner) {
     if (owner == 0) return;

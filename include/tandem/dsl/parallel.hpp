@@ -4,7 +4,7 @@
 //   auto best = tandem::reduce(d, [](const auto& a, const auto& b) { return tandem::min(a, b); });
 //
 // parallel_for runs body(0), …, body(n-1) once each while recording, as the
-// n instances of one region (DESIGN §3): instances may read any value that
+// n instances of one region (docs/DESIGN.md §3): instances may read any value that
 // existed before the region and return secure values (anything with
 // value_traits: integers, bits, arrays, tuples, Hana structs); they may not
 // read each other's values, and values computed inside an instance reach the

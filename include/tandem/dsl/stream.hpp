@@ -1,5 +1,5 @@
 // tandem/dsl/stream.hpp — secure functions run as they are recorded, in
-// bounded memory (DESIGN §11).
+// bounded memory (docs/DESIGN.md §11).
 //
 //   auto fn = tandem::stream(
 //       [](const tandem::sequence<tandem::secure_uint<20>>& xs) { ... return best; },
@@ -314,7 +314,7 @@ private:
 };
 
 /// Runs another runner's segments on a thread of its own, so that segment
-/// k + 1 is recorded while segment k is garbled or evaluated (DESIGN §11).
+/// k + 1 is recorded while segment k is garbled or evaluated (docs/DESIGN.md §11).
 /// At most one segment waits; a segment that opens values is run after the
 /// ones before it, on the caller's thread, since the caller needs its bits.
 /// A failure on the thread is rethrown by the next run() or by finish().

@@ -1,5 +1,5 @@
 // tandem/exec/ipp_plan.hpp — inter-party parallelization: which world runs
-// what, and which wires cross between the worlds (paper 001 §5, DESIGN §8).
+// what, and which wires cross between the worlds (paper 001 §5, docs/DESIGN.md §8).
 //
 // A world is a Yao execution with one garbler: in Alice's world Alice
 // garbles under her Δ and Bob evaluates, in Bob's world the roles and the Δ

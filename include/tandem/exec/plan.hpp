@@ -1,7 +1,7 @@
 // tandem/exec/plan.hpp — who runs what, computed alike by both parties.
 //
 // A plan is a pure function of (circuit, workers, FGP threshold), so the two
-// parties derive the same one without talking (DESIGN §8). For W workers:
+// parties derive the same one without talking (docs/DESIGN.md §8). For W workers:
 //  * Region steps: instances are cut into W contiguous parts balanced by AND
 //    count (fewer for regions under fgp_min_ands ANDs per part); worker w
 //    runs part w in instance order, its tables travelling on link w (link 0

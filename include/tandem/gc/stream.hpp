@@ -3,7 +3,7 @@
 // The garbler's sink hands each batch of tables to the channel's send buffer
 // as soon as it is produced; the evaluator's source pulls them in chunks as
 // it needs them. Neither side ever holds more than a chunk of the garbled
-// circuit (DESIGN §7: pipelining), so memory does not grow with the circuit
+// circuit (docs/DESIGN.md §5, §7.7: pipelining), so memory does not grow with the circuit
 // and both parties work at once.
 #pragma once
 

@@ -1,6 +1,6 @@
 // tandem/net/channel.hpp — a buffered, deadline-bounded byte stream to the peer.
 //
-// A channel is what every protocol stage talks through (DESIGN §7): send()
+// A channel is what every protocol stage talks through (docs/DESIGN.md §7): send()
 // appends to a send buffer that goes out when it fills or on flush(); recv()
 // first flushes what is pending (so two parties can never both wait on bytes
 // the other has buffered), then serves from a receive buffer refilled in

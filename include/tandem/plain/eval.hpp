@@ -2,7 +2,7 @@
 //
 // Runs the recorded gates themselves — the very gates a garbled run would
 // process — on plain bits, bit-sliced: every slot is a 64-bit word whose bit i
-// belongs to input set i, so one pass evaluates up to 64 input sets (DESIGN §4).
+// belongs to input set i, so one pass evaluates up to 64 input sets (docs/DESIGN.md §4).
 // No keys, no network, no threads: this is what unit tests of secure
 // functions run.
 #pragma once

@@ -1,4 +1,4 @@
-// tandem/session/stream.hpp — one streamed run (DESIGN §11), each party's
+// tandem/session/stream.hpp — one streamed run (docs/DESIGN.md §11), each party's
 // segment runner.
 //
 // Both parties call the function (dsl/stream.hpp); each of its segments
