@@ -10,6 +10,7 @@ namespace tandem {
 /// evaluator (docs/DESIGN.md §8).
 enum class party : std::uint8_t { alice = 0, bob = 1 };
 
+/// "alice" or "bob".
 constexpr std::string_view to_string(party p) noexcept {
     return p == party::alice ? "alice" : "bob";
 }
@@ -18,6 +19,7 @@ constexpr std::string_view to_string(party p) noexcept {
 /// streamed run (tandem::open, dsl/stream.hpp).
 enum class reveal : std::uint8_t { both = 0, alice = 1, bob = 2 };
 
+/// Who learns, in words, for messages.
 constexpr std::string_view to_string(reveal r) noexcept {
     return r == reveal::both ? "both parties" : r == reveal::alice ? "alice only" : "bob only";
 }

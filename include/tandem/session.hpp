@@ -82,6 +82,9 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
+/// One party's end of a secure two-party computation: the connections, the
+/// agreed options, Δ and the OT set-up, kept for many runs (see the top of
+/// this header; the protocol message by message is in docs/DESIGN.md §7).
 class session {
 public:
     /// Opens one more connection to the peer (a worker link): Alice's accepts,
@@ -132,10 +135,13 @@ public:
                        });
     }
 
+    /// This party.
     party me() const noexcept { return s_->me; }
     /// Handshake + base OTs + IKNP set-up, in seconds.
     double setup_seconds() const noexcept { return s_->setup_seconds; }
+    /// What the last run did, as seen by this party: ANDs, bytes, seconds.
     const run_stats& last_run() const noexcept { return s_->last; }
+    /// The main connection (link 0).
     net::channel& channel() noexcept { return *s_->ch; }
     /// Workers per party (session_options::threads).
     std::uint32_t threads() const noexcept { return s_->threads; }

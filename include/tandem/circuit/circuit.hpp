@@ -43,6 +43,10 @@ struct trusted_layout_t {
 inline constexpr trusted_layout_t trusted_layout{};
 }  // namespace detail
 
+/// An untyped circuit: an immutable, validated circuit_data behind a shared
+/// pointer, so copies are cheap and threads may share one. Bristol import
+/// gives this form and sessions and engines run it; tandem::compile returns
+/// the typed form `circuit<R(input_t<P, T>...)>`, which converts to it.
 template <>
 class circuit<void> {
 public:
@@ -55,6 +59,8 @@ public:
     /// For tandem's own use: data laid out by tandem, not validated again.
     circuit(circuit_data data, detail::trusted_layout_t) : impl_(std::make_shared<const impl>(std::move(data))) {}
 
+    /// The IR itself: gates, levels, steps, regions, input and output layouts
+    /// (circuit/circuit_data.hpp, docs/DESIGN.md §3).
     const circuit_data& data() const noexcept { return impl_->data; }
     /// Gate counts, levels, working set, bytes a garbled run sends. Computed
     /// on first use (a pass over the gates), then cached; thread-safe.

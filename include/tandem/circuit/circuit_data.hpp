@@ -69,6 +69,9 @@ struct region_data;
 /// Wire-map marker: an instance output that nothing reads.
 inline constexpr std::uint32_t unused_slot = 0xFFFFFFFFu;
 
+/// The circuit IR: gates level by level, the steps in execution order, the
+/// regions, and where inputs start and outputs end up (see the top of this
+/// header; docs/DESIGN.md §3).
 struct circuit_data {
     detail::big_vector<gate> gates;
     std::vector<level_range> levels;
@@ -88,6 +91,8 @@ struct region_instance {
     std::uint32_t map_begin;  ///< index into region_data::wire_map
 };
 
+/// A parallel region: its distinct bodies, its instances, and each instance's
+/// wire map into the enclosing circuit's slots.
 struct region_data {
     std::string name;                      ///< where the region was written (for messages)
     std::vector<circuit_data> bodies;      ///< distinct structures, each stored once

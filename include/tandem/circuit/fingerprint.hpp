@@ -15,6 +15,7 @@
 
 namespace tandem {
 
+/// A 128-bit digest of a circuit's structure (circuit::fingerprint()).
 struct circuit_fingerprint {
     std::uint64_t hi = 0;
     std::uint64_t lo = 0;
@@ -90,6 +91,7 @@ inline void mix_circuit(fingerprint_mixer& m, const circuit_data& c) {
 }
 }  // namespace detail
 
+/// The fingerprint of c's structure (see the top of this header).
 inline circuit_fingerprint compute_fingerprint(const circuit_data& c) {
     detail::fingerprint_mixer m;
     m.add(0x74616e64656d3033ull);  // "tandem03": changes if the encoding below changes

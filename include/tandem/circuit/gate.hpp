@@ -26,6 +26,7 @@ namespace tandem {
     X(xor_gate, "XOR")               \
     X(not_gate, "INV")
 
+/// The kind of a stored gate: AND, XOR or NOT (Bristol's INV).
 enum class gate_kind : std::uint8_t {
 #define TANDEM_GATE_ENUM(name, text) name,
     TANDEM_FOR_EACH_GATE_KIND(TANDEM_GATE_ENUM)

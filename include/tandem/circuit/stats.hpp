@@ -23,6 +23,8 @@ struct region_stats {
     std::uint64_t executed_gates = 0;  ///< gates run: each instance's body
 };
 
+/// What a circuit costs: gate counts, AND depth, level widths, working set,
+/// input and output sizes, bytes a run sends (circuit::stats()).
 struct circuit_stats {
     /// Gates a run executes (every region instance counted).
     std::uint64_t and_gates = 0;

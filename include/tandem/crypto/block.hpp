@@ -14,6 +14,8 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
+/// 128 bits in an SSE register: a wire label, Δ, an AES key or block, or one
+/// half of a garbled AND table.
 struct block {
     __m128i v;
 

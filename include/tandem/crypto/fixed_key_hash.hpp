@@ -64,6 +64,8 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
+/// The opt-in fixed-key garbling hash (garbling_hash::fixed_key; see the top
+/// of this header for its weaker multi-instance bound).
 class fixed_key_hash {
 public:
     explicit fixed_key_hash(block start) noexcept : start_(start), key_(start) {}

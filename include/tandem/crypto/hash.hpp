@@ -116,6 +116,8 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
+/// The default garbling hash (garbling_hash::rekeyed): H(x, j) =
+/// AES_{S⊕j}(σ(x)) ⊕ σ(x) under the run's start S, one AES key per tweak.
 class mitccr_hash {
 public:
     explicit mitccr_hash(block start) noexcept : start_(start) {}

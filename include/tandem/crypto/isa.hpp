@@ -29,6 +29,7 @@ enum class aes_isa : std::uint8_t {
     vaes = 2,   ///< VAES with AVX-512 F/BW/VL: four blocks per instruction
 };
 
+/// The name of an instruction set, as TANDEM_ISA spells it.
 inline const char* to_string(aes_isa isa) noexcept { return isa == aes_isa::vaes ? "vaes" : "aesni"; }
 
 namespace detail {

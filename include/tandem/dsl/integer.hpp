@@ -59,6 +59,10 @@ struct is_secure_integer<secure_integer<N, S>> : std::true_type {};
 template <class T>
 concept secure_integral = detail::is_secure_integer<std::remove_cvref_t<T>>::value;
 
+/// An N-bit secret integer, two's complement when Signed; used through the
+/// aliases `secure_int<N>` and `secure_uint<N>`. It holds wire references of
+/// the enclosing compile or streamed run, and its operators record gates;
+/// arithmetic wraps modulo 2^N (see the top of this header).
 template <std::size_t N, bool Signed>
 class secure_integer {
     static_assert(N >= 1, "secure_int<N>/secure_uint<N>: N must be at least 1");
@@ -85,6 +89,7 @@ public:
     secure_integer(const bits_type& bits, std::uint32_t owner) : bits_(bits), owner_(owner) {
         detail::track_value(link_, bits_.data(), N, owner_);
     }
+    /// A copy: the same wires (no gates).
     secure_integer(const secure_integer& o) noexcept : bits_(o.bits_), owner_(o.owner_) {
         link_.follow(o.link_, bits_.data(), N);
     }
@@ -126,6 +131,7 @@ public:
     }
     /// The same bits read as two's complement / as unsigned.
     secure_integer<N, true> as_signed() const { return {bits_, owner_}; }
+    /// The same bits read as unsigned.
     secure_integer<N, false> as_unsigned() const { return {bits_, owner_}; }
 
     template <class T>
@@ -210,6 +216,7 @@ secure_bit predicate(const A& a, const B& b, F&& f) {
 
 // ---- arithmetic -------------------------------------------------------------
 
+/// a + b modulo 2^N: n - 1 ANDs. Operands of one type, or one secure and one public.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator+(const A& a, const B& b) {
@@ -218,12 +225,15 @@ auto operator+(const A& a, const B& b) {
     });
 }
 
+/// a - b modulo 2^N: n - 1 ANDs.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator-(const A& a, const B& b) {
     return detail::binary(a, b, [](detail::builder& bld, auto x, auto y, auto out) { detail::sub(bld, x, y, out); });
 }
 
+/// a · b modulo 2^N: schoolbook or Karatsuba (dsl/multiply.hpp); a public factor
+/// becomes shifts and adds (dsl/constant_multiply.hpp).
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator*(const A& a, const B& b) {
@@ -232,6 +242,8 @@ auto operator*(const A& a, const B& b) {
     });
 }
 
+/// a / b, truncated like C++; x / 0 is defined (dsl/divide.hpp); a public divisor
+/// uses dsl/constant_divide.hpp.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator/(const A& a, const B& b) {
@@ -241,6 +253,7 @@ auto operator/(const A& a, const B& b) {
     });
 }
 
+/// a % b with the sign of a, like C++; x % 0 = x (dsl/divide.hpp).
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator%(const A& a, const B& b) {
@@ -250,6 +263,7 @@ auto operator%(const A& a, const B& b) {
     });
 }
 
+/// -a modulo 2^N.
 template <std::size_t N, bool S>
 secure_integer<N, S> operator-(const secure_integer<N, S>& a) {
     typename secure_integer<N, S>::bits_type out;
@@ -257,6 +271,7 @@ secure_integer<N, S> operator-(const secure_integer<N, S>& a) {
     return {out, detail::result_owner(a.owner())};
 }
 
+/// +a: a itself.
 template <std::size_t N, bool S>
 secure_integer<N, S> operator+(const secure_integer<N, S>& a) {
     return a;
@@ -264,6 +279,7 @@ secure_integer<N, S> operator+(const secure_integer<N, S>& a) {
 
 // ---- bitwise ----------------------------------------------------------------
 
+/// Bitwise complement: free.
 template <std::size_t N, bool S>
 secure_integer<N, S> operator~(const secure_integer<N, S>& a) {
     typename secure_integer<N, S>::bits_type out;
@@ -271,6 +287,7 @@ secure_integer<N, S> operator~(const secure_integer<N, S>& a) {
     return {out, a.owner()};
 }
 
+/// Bitwise and: one AND per bit that is not a public constant.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator&(const A& a, const B& b) {
@@ -279,6 +296,7 @@ auto operator&(const A& a, const B& b) {
     });
 }
 
+/// Bitwise or: one AND per bit that is not a public constant.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator|(const A& a, const B& b) {
@@ -287,6 +305,7 @@ auto operator|(const A& a, const B& b) {
     });
 }
 
+/// Bitwise exclusive or: free.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto operator^(const A& a, const B& b) {
@@ -329,6 +348,8 @@ template <std::size_t N, bool S, public_integer T>
 secure_integer<N, S> operator<<(const secure_integer<N, S>& a, T k) {
     return detail::shift_by_public(a, detail::shift_amount(k), detail::shift_dir::left);
 }
+/// Right shift by a public amount: free; arithmetic for secure_int, logical
+/// for secure_uint. Amounts >= N give the fill.
 template <std::size_t N, bool S, public_integer T>
 secure_integer<N, S> operator>>(const secure_integer<N, S>& a, T k) {
     return detail::shift_by_public(a, detail::shift_amount(k), detail::right_shift_of<N, S>());
@@ -338,6 +359,7 @@ template <std::size_t N, bool S, std::size_t M, bool T>
 secure_integer<N, S> operator<<(const secure_integer<N, S>& a, const secure_integer<M, T>& k) {
     return detail::shift_by_secure(a, k, detail::shift_dir::left);
 }
+/// Right shift by a secret amount (read as unsigned): a barrel shifter.
 template <std::size_t N, bool S, std::size_t M, bool T>
 secure_integer<N, S> operator>>(const secure_integer<N, S>& a, const secure_integer<M, T>& k) {
     return detail::shift_by_secure(a, k, detail::right_shift_of<N, S>());
@@ -345,6 +367,7 @@ secure_integer<N, S> operator>>(const secure_integer<N, S>& a, const secure_inte
 
 // ---- comparisons ------------------------------------------------------------
 
+/// a < b, signed or unsigned as the operands are: n ANDs.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 secure_bit operator<(const A& a, const B& b) {
@@ -353,26 +376,31 @@ secure_bit operator<(const A& a, const B& b) {
         return detail::less_than(bld, x, y, R::is_signed);
     });
 }
+/// a > b: n ANDs.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 secure_bit operator>(const A& a, const B& b) {
     return b < a;
 }
+/// a <= b: n ANDs.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 secure_bit operator<=(const A& a, const B& b) {
     return !(b < a);
 }
+/// a >= b: n ANDs.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 secure_bit operator>=(const A& a, const B& b) {
     return !(a < b);
 }
+/// a == b: n - 1 ANDs.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 secure_bit operator==(const A& a, const B& b) {
     return detail::predicate(a, b, [](detail::builder& bld, auto x, auto y) { return detail::equal(bld, x, y); });
 }
+/// a != b: n - 1 ANDs.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 secure_bit operator!=(const A& a, const B& b) {
@@ -399,11 +427,14 @@ auto select(const secure_bit& c, const A& a, const B& b) {
     return R(out, o);
 }
 
+/// The smaller of two secure integers (or one and a public constant): one
+/// comparison and one mux.
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto min(const A& a, const B& b) {
     return select(b < a, b, a);
 }
+/// The larger of two secure integers (or one and a public constant).
 template <class A, class B>
     requires detail::integer_operands<A, B>
 auto max(const A& a, const B& b) {

@@ -154,11 +154,13 @@ T reduce(std::span<const T> values, Op&& op, detail::call_site loc = detail::cal
     return std::move(level.front());
 }
 
+/// reduce over the values of a std::array.
 template <class T, std::size_t N, class Op>
 T reduce(const std::array<T, N>& values, Op&& op, detail::call_site loc = detail::call_site::current()) {
     return reduce(std::span<const T>(values), std::forward<Op>(op), loc);
 }
 
+/// reduce over the values of a std::vector.
 template <class T, class Op>
 T reduce(const std::vector<T>& values, Op&& op, detail::call_site loc = detail::call_site::current()) {
     return reduce(std::span<const T>(values), std::forward<Op>(op), loc);

@@ -144,8 +144,10 @@ class sequence {
 public:
     using value_type = T;
 
+    /// The number of values (public).
     std::size_t size() const noexcept { return static_cast<std::size_t>(s_->length); }
 
+    /// Element i, entering its chunk first if needed (see the class comment).
     T operator[](std::size_t i) const {
         state& s = *s_;
         if (detail::active_builder == nullptr || !detail::active_builder->streamed_run() || s.run_serial != detail::active_builder->serial())

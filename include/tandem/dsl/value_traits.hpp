@@ -57,6 +57,8 @@ struct value_traits;  // undefined: T is not a secure value type
 template <class S>
 struct plain_struct;
 
+/// The plain C++ type of secure value type T: bool, an integer, `wide_int<N>`,
+/// or arrays, tuples and structs of them.
 template <class T>
 using plain_type_t = typename value_traits<std::remove_cvref_t<T>>::plain_type;
 

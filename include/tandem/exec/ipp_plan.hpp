@@ -35,7 +35,9 @@ namespace tandem::exec {
 /// A world is named by its garbler.
 enum class world : std::uint8_t { alice = 0, bob = 1 };
 
+/// The other world.
 constexpr world other(world w) noexcept { return w == world::alice ? world::bob : world::alice; }
+/// A world as an array index: Alice's 0, Bob's 1.
 constexpr std::size_t index(world w) noexcept { return static_cast<std::size_t>(w); }
 
 /// Regions with fewer ANDs than this stay in Alice's world. Each cut region
@@ -54,6 +56,8 @@ struct transfer_set {
     bool empty() const noexcept { return into[0].empty() && into[1].empty(); }
 };
 
+/// An IPP plan: a plan per world, the wires transferred at each boundary,
+/// where each cut region splits, and the tables per link and segment.
 struct ipp_plan {
     std::array<plan, 2> worlds;             ///< by world; hooks alike in both
     std::vector<transfer_set> boundary;     ///< before step k; [steps]: before the outputs

@@ -42,6 +42,7 @@ struct instance_range {
     std::uint32_t end = 0;
 };
 
+/// What the plan says of one step of the circuit.
 struct step_plan {
     bool here = true;                               ///< sequential: this plan runs it (IPP: only Alice's world)
     std::uint64_t first_and = 0;                    ///< tweak index of the step's first AND
@@ -49,6 +50,8 @@ struct step_plan {
     std::vector<instance_range> parts;              ///< regions: per worker
 };
 
+/// Who runs what: per step, per level and per region instance, which worker
+/// and link, and the tweak ranges (see the top of this header).
 struct plan {
     std::uint32_t workers = 1;
     std::uint32_t fgp_min_ands = default_fgp_min_ands;

@@ -95,8 +95,11 @@ inline secure_uint<32> sha256_sum(const std::vector<secure_uint<32>>& rows) {
 
 namespace tandem::lib {
 
+/// A SHA-256 state: the eight 32-bit words H0..H7.
 using sha256_state = std::array<secure_uint<32>, 8>;
+/// One 512-bit message block: sixteen 32-bit words, big-endian from bytes.
 using sha256_block = std::array<secure_uint<32>, 16>;
+/// A SHA-256 digest: 32 bytes in the standard's order.
 using sha256_digest = std::array<secure_uint<8>, 32>;
 
 /// The initial hash value H(0) of FIPS 180-4 §5.3.3, as public constants.
@@ -181,6 +184,7 @@ inline sha256_digest sha256(std::span<const secure_uint<8>> message) {
     return out;
 }
 
+/// sha256 of a message held in a std::array.
 template <std::size_t L>
 sha256_digest sha256(const std::array<secure_uint<8>, L>& message) {
     return sha256(std::span<const secure_uint<8>>(message));

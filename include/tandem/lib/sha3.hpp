@@ -31,6 +31,7 @@
 
 namespace tandem::lib {
 
+/// A Keccak-f[1600] state: 25 lanes of 64 bits, lane (x, y) at 5y + x.
 using keccak_state = std::array<secure_uint<64>, 25>;
 
 namespace detail {
@@ -146,6 +147,7 @@ std::array<secure_uint<8>, Bits / 8> sha3(std::span<const secure_uint<8>> messag
     return out;
 }
 
+/// sha3 of a message held in a std::array.
 template <std::size_t Bits, std::size_t L>
 std::array<secure_uint<8>, Bits / 8> sha3(const std::array<secure_uint<8>, L>& message) {
     return sha3<Bits>(std::span<const secure_uint<8>>(message));
@@ -153,6 +155,7 @@ std::array<secure_uint<8>, Bits / 8> sha3(const std::array<secure_uint<8>, L>& m
 
 /// SHA3-256 (FIPS 202 §6.1) of a message of public length, 32 digest bytes.
 inline std::array<secure_uint<8>, 32> sha3_256(std::span<const secure_uint<8>> message) { return sha3<256>(message); }
+/// sha3_256 of a message held in a std::array.
 template <std::size_t L>
 std::array<secure_uint<8>, 32> sha3_256(const std::array<secure_uint<8>, L>& message) {
     return sha3<256>(std::span<const secure_uint<8>>(message));

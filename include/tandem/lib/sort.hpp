@@ -177,11 +177,13 @@ void sort(std::span<T> values, Less&& less = {}, detail::call_site loc = detail:
     apply_network(values, odd_even_merge_sort_network(values.size()), less, loc);
 }
 
+/// sort over the values of a std::array.
 template <class T, std::size_t N, class Less = ascending>
 void sort(std::array<T, N>& values, Less&& less = {}, detail::call_site loc = detail::call_site::current()) {
     sort(std::span<T>(values), std::forward<Less>(less), loc);
 }
 
+/// sort over the values of a std::vector.
 template <class T, class Less = ascending>
 void sort(std::vector<T>& values, Less&& less = {}, detail::call_site loc = detail::call_site::current()) {
     sort(std::span<T>(values), std::forward<Less>(less), loc);

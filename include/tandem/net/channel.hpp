@@ -24,6 +24,7 @@
 
 namespace tandem::net {
 
+/// The clock of deadlines and timings.
 using clock = std::chrono::steady_clock;
 
 /// Deadline of every blocking call unless set otherwise: long enough for a
@@ -31,6 +32,8 @@ using clock = std::chrono::steady_clock;
 /// peer is noticed.
 inline constexpr std::chrono::milliseconds default_timeout{60'000};
 
+/// A buffered, deadline-bounded byte stream to the peer (see the top of this
+/// header); transports derive from it.
 class channel {
 public:
     /// Bytes buffered before a send goes out; larger sends bypass the buffer.

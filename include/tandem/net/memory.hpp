@@ -31,6 +31,7 @@ struct memory_pipe {
 
 }  // namespace detail
 
+/// One end of an in-process channel pair (memory_pair), for tests.
 class memory_channel final : public channel {
 public:
     memory_channel(std::string name, std::shared_ptr<detail::memory_pipe> out, std::shared_ptr<detail::memory_pipe> in)

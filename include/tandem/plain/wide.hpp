@@ -24,8 +24,10 @@ struct wide_integer {
     friend constexpr bool operator==(const wide_integer&, const wide_integer&) = default;
 };
 
+/// The plain value of a `secure_int<N>` with N > 128.
 template <std::size_t N>
 using wide_int = wide_integer<N, true>;
+/// The plain value of a `secure_uint<N>` with N > 128.
 template <std::size_t N>
 using wide_uint = wide_integer<N, false>;
 

@@ -21,6 +21,7 @@ enum class garbling_hash : std::uint8_t {
     fixed_key = 1,  ///< opt-in: faster, with the weaker multi-instance bound its header documents
 };
 
+/// The hash's name, for messages.
 constexpr std::string_view to_string(garbling_hash h) noexcept {
     return h == garbling_hash::rekeyed ? "rekeyed (default)" : "fixed-key (opt-in)";
 }
@@ -46,6 +47,8 @@ struct stream_progress {
 /// (one at a time).
 using progress_callback = std::function<void(const stream_progress&)>;
 
+/// How a session is set up and runs. Fields marked as checked must be equal
+/// on both parties (the handshake compares them).
 struct session_options {
     /// Deadline of every blocking network call once connected (renewed while
     /// bytes move). A peer silent for this long is taken for dead — so it also
@@ -93,8 +96,11 @@ struct session_options {
 
 /// What one run did, as seen by this party.
 struct run_stats {
+    /// ANDs garbled or evaluated.
     std::uint64_t and_gates = 0;
+    /// Bytes this party sent and received, on all links.
     std::uint64_t bytes_sent = 0;
+    /// \copydoc bytes_sent
     std::uint64_t bytes_received = 0;
     double seconds = 0;     ///< the whole run, from the run header to the result
     double ot_seconds = 0;  ///< of which OT extension for Bob's input labels

@@ -220,12 +220,14 @@ To convert(const secure_integer<N, S>& x) {
     return detail::int_to_float<To::exponent_bits, To::fraction_bits>(x);
 }
 
+/// convert from a secure_float to a secure integer (see the first overload).
 template <class To, std::size_t E, std::size_t M>
     requires secure_integral<To>
 To convert(const secure_float<E, M>& x) {
     return detail::float_to_int<To::width, To::is_signed>(x);
 }
 
+/// convert from one float format to another (see the first overload).
 template <class To, std::size_t E, std::size_t M>
     requires secure_floating<To>
 To convert(const secure_float<E, M>& x) {

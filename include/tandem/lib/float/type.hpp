@@ -21,6 +21,8 @@
 
 namespace tandem {
 
+/// A secret IEEE-754 binary floating-point number with E exponent bits and M
+/// fraction bits (secure_f32, secure_f64); see the top of this header.
 template <std::size_t E, std::size_t M>
 class secure_float {
     static_assert(E >= 2 && M >= 1, "secure_float<E, M>: needs at least 2 exponent bits and 1 fraction bit");
