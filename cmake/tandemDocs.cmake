@@ -9,6 +9,12 @@
 # warned about, WARN_IF_UNDOCUMENTED = NO). Without doxygen the `docs`
 # target fails with one line saying how to install it.
 
+# Only for tandem's own build: as a subproject, a target named `docs` would
+# clash with the including project's.
+if(NOT PROJECT_IS_TOP_LEVEL)
+  return()
+endif()
+
 find_package(Doxygen QUIET)
 
 if(DOXYGEN_FOUND)
