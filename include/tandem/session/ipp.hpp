@@ -22,8 +22,8 @@
 //    label: one free XOR has joined the shares. v is never revealed: p alone
 //    and c alone are uniform, and the OT hides p from E.
 // So a transfer out of world X is one message from X's garbler to X's
-// evaluator — 16 bytes per wire (at least 2 KiB of IKNP columns per
-// boundary) — and it travels on X's link 0 after the tables it follows;
+// evaluator — about 16 bytes per wire (IKNP columns: 8 + 128·⌈n/8⌉ bytes
+// for n wires at a boundary) — and it travels on X's link 0 after the tables it follows;
 // Y's garbler then sends 16 bytes of digests per wire on Y's link 0, with
 // which Y's evaluator checks the labels it got (check_transfer_digests).
 //
