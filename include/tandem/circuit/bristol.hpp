@@ -48,6 +48,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tandem::bristol {
@@ -61,12 +62,16 @@ public:
     /// Next non-blank line as a token stream; false at end of input.
     bool next(std::istringstream& tokens) {
         std::string line;
+        if (!next_line(line)) return false;
+        tokens.clear();
+        tokens.str(line);
+        return true;
+    }
+    /// Next non-blank line; false at end of input.
+    bool next_line(std::string& line) {
         while (std::getline(in_, line)) {
             ++number_;
-            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-            tokens.clear();
-            tokens.str(line);
-            return true;
+            if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
         }
         return false;
     }
@@ -90,6 +95,37 @@ private:
     std::istream& in_;
     std::string source_;
     std::uint64_t number_ = 0;
+};
+
+/// The whitespace-separated tokens of one line, read in place: gate lines
+/// are parsed without streams, as files run to gigabytes.
+class tokens {
+public:
+    explicit tokens(std::string_view line) noexcept : s_(line) {}
+    /// The next token; false at the end of the line.
+    bool next(std::string_view& token) noexcept {
+        while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+        if (i_ == s_.size()) return false;
+        const std::size_t begin = i_;
+        while (i_ < s_.size() && !is_space(s_[i_])) ++i_;
+        token = s_.substr(begin, i_ - begin);
+        return true;
+    }
+    /// The next token as a decimal number below 10^19; false if there is
+    /// none or it is not one.
+    bool number(std::uint64_t& v) noexcept {
+        while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+        const std::size_t begin = i_;
+        v = 0;
+        while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') v = v * 10 + static_cast<unsigned>(s_[i_++] - '0');
+        const std::size_t digits = i_ - begin;
+        return digits > 0 && digits <= 19 && (i_ == s_.size() || is_space(s_[i_]));
+    }
+
+private:
+    static bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
+    std::string_view s_;
+    std::size_t i_ = 0;
 };
 
 /// The last whitespace-separated token of a line.
@@ -220,31 +256,36 @@ public:
     /// false once all declared gates are read, after checking that no gate
     /// line follows.
     bool next(gate_op& op, std::vector<std::uint64_t>& ins, std::vector<std::uint64_t>& outs) {
-        std::istringstream& t = t_;
         if (read_ == h_.gates) {
             if (line3_pending_) r_.fail_at(at3_, "more gate lines than the declared " + std::to_string(h_.gates));
-            if (std::istringstream rest; r_.next(rest))
-                r_.fail("more gate lines than the declared " + std::to_string(h_.gates));
+            if (r_.next_line(line_)) r_.fail("more gate lines than the declared " + std::to_string(h_.gates));
             return false;
         }
         if (line3_pending_) {
-            t.swap(line3_);
+            line_ = line3_.str();
             line3_pending_ = false;
-        } else if (!r_.next(t)) {
+        } else if (!r_.next_line(line_)) {
             r_.fail_eof("expected " + std::to_string(h_.gates) + " gates, found " + std::to_string(read_));
         }
         ++read_;
-        const std::uint64_t nin = r_.number(t, "the gate's input count"), nout = r_.number(t, "the gate's output count");
+        detail::tokens t(line_);
+        const auto number = [&](const char* what) {
+            std::uint64_t v = 0;
+            if (!t.number(v)) r_.fail(std::string("expected ") + what);
+            return v;
+        };
+        const std::uint64_t nin = number("the gate's input count"), nout = number("the gate's output count");
         if (nin > 1024 || nout > 1024) r_.fail("gate arity out of range");
         ins.resize(nin);
         outs.resize(nout);
-        for (auto& w : ins) w = r_.number(t, "an input wire");
-        for (auto& w : outs) w = r_.number(t, "an output wire");
-        std::string kind;
-        if (!(t >> kind)) r_.fail("missing the gate kind");
+        for (auto& w : ins) w = number("an input wire");
+        for (auto& w : outs) w = number("an output wire");
+        std::string_view kind;
+        if (!t.next(kind)) r_.fail("missing the gate kind");
         auto arity = [&](std::uint64_t i, std::uint64_t o) {
             if (nin != i || nout != o)
-                r_.fail(kind + " takes " + std::to_string(i) + " input(s) and " + std::to_string(o) + " output(s)");
+                r_.fail(std::string(kind) + " takes " + std::to_string(i) + " input(s) and " + std::to_string(o) +
+                        " output(s)");
         };
         if (kind == "XOR") arity(2, 1), op = gate_op::xor_gate;
         else if (kind == "AND") arity(2, 1), op = gate_op::and_gate;
@@ -258,9 +299,10 @@ public:
             if (nin != 2 * nout) r_.fail("MAND takes 2k inputs and k outputs");
             op = gate_op::mand_gate;
         } else {
-            r_.fail("unknown gate kind '" + kind + "'");
+            r_.fail("unknown gate kind '" + std::string(kind) + "'");
         }
-        if (std::string extra; t >> extra) r_.fail("unexpected '" + extra + "' after the gate kind");
+        if (std::string_view extra; t.next(extra))
+            r_.fail("unexpected '" + std::string(extra) + "' after the gate kind");
         return true;
     }
 
@@ -272,7 +314,8 @@ public:
 private:
     detail::line_reader r_;
     header h_;
-    std::istringstream line3_, t_;
+    std::istringstream line3_;
+    std::string line_;
     std::uint64_t at3_ = 0;
     bool line3_pending_ = false;  // the old format: line 3 is the first gate
     std::uint64_t read_ = 0;
