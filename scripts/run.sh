@@ -24,7 +24,7 @@ case "$cmd" in
   example)
     bash scripts/setup-deps.sh
     cmake --preset release
-    cmake --build --preset release -j "$jobs" --target aes millionaires biomatch mexp mvmul minimum edit_distance
+    cmake --build --preset release -j "$jobs" --target aes millionaires biomatch mexp mvmul minimum edit_distance tandem-run
     if (($# > 0)); then
       name=$1
       shift
@@ -42,6 +42,9 @@ case "$cmd" in
     ./build/release/examples/minimum --local --count 1000000
     echo "== Streamed: the edit distance of two 4095-symbol binary strings (67 M ANDs, never stored)"
     ./build/release/examples/edit_distance --local --length 4095
+    echo "== tandem-run: a library function by name (or any Bristol file), no C++; FIPS-197 B"
+    ./build/release/tools/tandem-run run aes128 --local --input 0x2b7e151628aed2a6abf7158809cf4f3c \
+      0x3243f6a8885a308d313198a2e0370734
     ;;
   test)
     preset=${1:-release}

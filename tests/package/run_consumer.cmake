@@ -50,6 +50,17 @@ if(MODE STREQUAL "find_package")
     "-DCMAKE_INSTALL_PREFIX=${prefix}")
   step("build tandem" "${CMAKE_COMMAND}" --build "${tandem_build}" --config ${config})
   step("install tandem" "${CMAKE_COMMAND}" --install "${tandem_build}" --config ${config} --prefix "${prefix}")
+  # tandem-run is installed with the package and runs from there.
+  set(installed_runner "${prefix}/bin/tandem-run")
+  if(NOT EXISTS "${installed_runner}")
+    message(FATAL_ERROR "package.${MODE}: tandem-run was not installed (no ${installed_runner})")
+  endif()
+  execute_process(COMMAND "${installed_runner}" plain add8 --input 200 100 --output dec
+    RESULT_VARIABLE runner_result OUTPUT_VARIABLE runner_output ERROR_VARIABLE runner_output)
+  if(NOT runner_result EQUAL 0 OR NOT runner_output MATCHES "output 0 \\(8 bits\\): 44")
+    message(FATAL_ERROR "package.${MODE}: the installed tandem-run did not compute 200 + 100 mod 256 = 44 "
+      "(${runner_result}):\n${runner_output}")
+  endif()
   file(GLOB_RECURSE installed_config "${prefix}/*/tandemConfig.cmake")
   if(NOT installed_config)
     message(FATAL_ERROR "package.${MODE}: no tandemConfig.cmake under ${prefix}")
@@ -68,8 +79,8 @@ if(MODE STREQUAL "find_package")
 elseif(MODE STREQUAL "add_subdirectory")
   step("configure consumer" "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${common_args}
     -DTANDEM_CONSUMER_MODE=add_subdirectory "-DTANDEM_SOURCE_DIR=${TANDEM_SOURCE_DIR}")
-  # As a subproject tandem must not build its tests, examples or benchmarks.
-  foreach(dir tests examples bench)
+  # As a subproject tandem must not build its tests, examples, benchmarks or tools.
+  foreach(dir tests examples bench tools)
     if(EXISTS "${consumer_build}/tandem_build/${dir}")
       message(FATAL_ERROR "package.${MODE}: tandem configured its ${dir} as a subproject")
     endif()

@@ -48,6 +48,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tandem::bristol {
@@ -61,12 +62,16 @@ public:
     /// Next non-blank line as a token stream; false at end of input.
     bool next(std::istringstream& tokens) {
         std::string line;
+        if (!next_line(line)) return false;
+        tokens.clear();
+        tokens.str(line);
+        return true;
+    }
+    /// Next non-blank line; false at end of input.
+    bool next_line(std::string& line) {
         while (std::getline(in_, line)) {
             ++number_;
-            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-            tokens.clear();
-            tokens.str(line);
-            return true;
+            if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
         }
         return false;
     }
@@ -90,6 +95,37 @@ private:
     std::istream& in_;
     std::string source_;
     std::uint64_t number_ = 0;
+};
+
+/// The whitespace-separated tokens of one line, read in place: gate lines
+/// are parsed without streams, as files run to gigabytes.
+class tokens {
+public:
+    explicit tokens(std::string_view line) noexcept : s_(line) {}
+    /// The next token; false at the end of the line.
+    bool next(std::string_view& token) noexcept {
+        while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+        if (i_ == s_.size()) return false;
+        const std::size_t begin = i_;
+        while (i_ < s_.size() && !is_space(s_[i_])) ++i_;
+        token = s_.substr(begin, i_ - begin);
+        return true;
+    }
+    /// The next token as a decimal number below 10^19; false if there is
+    /// none or it is not one.
+    bool number(std::uint64_t& v) noexcept {
+        while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+        const std::size_t begin = i_;
+        v = 0;
+        while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') v = v * 10 + static_cast<unsigned>(s_[i_++] - '0');
+        const std::size_t digits = i_ - begin;
+        return digits > 0 && digits <= 19 && (i_ == s_.size() || is_space(s_[i_]));
+    }
+
+private:
+    static bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
+    std::string_view s_;
+    std::size_t i_ = 0;
 };
 
 /// The last whitespace-separated token of a line.
@@ -118,106 +154,210 @@ enum class format : std::uint8_t {
     old,      ///< the old format only: line 2 is "n1 n2 n3"
 };
 
+/// A Bristol gate as read: its kind and wires, as the file writes them.
+enum class gate_op : std::uint8_t {
+    xor_gate,   ///< XOR: 2 inputs, 1 output
+    and_gate,   ///< AND: 2 inputs, 1 output
+    inv_gate,   ///< INV (or NOT): 1 input, 1 output
+    eq_gate,    ///< EQ: the output is the constant ins[0] (0 or 1)
+    eqw_gate,   ///< EQW: the output is a copy of ins[0]
+    mand_gate,  ///< MAND: k ANDs, outs[j] = ins[j] AND ins[k + j]
+};
+
+/// Line 1 to 3 of a Bristol file (either format).
+struct header {
+    std::uint64_t gates = 0;
+    std::uint64_t wires = 0;
+    std::vector<std::uint32_t> input_widths;   ///< bits of each input value, in order
+    std::vector<std::uint32_t> output_widths;  ///< bits of each output value (the last wires)
+    format found = format::fashion;            ///< the format the file is in
+};
+
+/// Reads a Bristol file one gate at a time, without holding the circuit:
+/// the header at construction, then next() until it returns false.
+/// Syntax, arity and the gate count are checked here; what the wires mean
+/// (set before use, set once) is the caller's to check, with fail() to name
+/// the line. read() is this reader feeding tandem's builder.
+class reader {
+public:
+    /// Reads the header; `fmt` as in read().
+    reader(std::istream& in, std::string source, format fmt = format::detect) : r_(in, std::move(source)) {
+        std::istringstream t;
+        if (!r_.next(t)) r_.fail_eof("missing the header line 'ngates nwires'");
+        h_.gates = r_.number(t, "the gate count");
+        h_.wires = r_.number(t, "the wire count");
+
+        // Lines 2 and 3 tell the formats apart: the old format's gates start on line 3.
+        std::istringstream line2;
+        if (!r_.next(line2))
+            r_.fail_eof("missing the line of input values ('niv n_1 ... n_niv' in Bristol Fashion, 'n1 n2 n3' in the "
+                        "old Bristol format)");
+        const std::uint64_t at2 = r_.line();
+        const bool has_line3 = r_.next(line3_);
+        const std::uint64_t at3 = r_.line();
+        const std::string last = detail::last_token(line3_.str());
+        const bool line3_is_gate = has_line3 && last.find_first_not_of("0123456789") != std::string::npos;
+        format found = line3_is_gate ? format::old : format::fashion;
+        if (!has_line3)  // nothing to tell by: a file with no gates
+            found = fmt != format::detect ? fmt
+                    : h_.gates == 0 && detail::token_count(line2.str()) == 3 ? format::old
+                                                                             : format::fashion;
+        if (fmt == format::fashion && found == format::old)
+            r_.fail_at(at3, "'" + line3_.str() +
+                                "' is a gate where Bristol Fashion has its line of output values: this is a circuit "
+                                "in the old Bristol format (line 2 'n1 n2 n3', then the gates), not Bristol Fashion; "
+                                "read it with bristol::format::old or bristol::format::detect");
+        if (fmt == format::old && found == format::fashion)
+            r_.fail_at(at3, "'" + line3_.str() +
+                                "' holds only numbers where the old Bristol format has its first gate: this is a "
+                                "Bristol Fashion circuit (line 2 'niv n_1 ... n_niv', line 3 'nov m_1 ... m_nov', then "
+                                "the gates), not the old Bristol format; read it with bristol::format::fashion or "
+                                "bristol::format::detect");
+        h_.found = found;
+        at3_ = at3;
+
+        const auto width = [&](std::istringstream& tokens, std::uint64_t line, bool zero_ok) {
+            const std::uint64_t w = r_.number_at(tokens, "a value width", line);
+            if ((w == 0 && !zero_ok) || w > h_.wires)
+                r_.fail_at(line, "value width " + std::to_string(w) + " is out of range");
+            return static_cast<std::uint32_t>(w);
+        };
+        if (found == format::old) {
+            if (detail::token_count(line2.str()) != 3)
+                r_.fail_at(at2, "line 2 of the old Bristol format must be 'n1 n2 n3' (the bits of input 1, of input 2 "
+                                "and of the output), not '" + line2.str() + "'");
+            h_.input_widths.push_back(width(line2, at2, true));
+            h_.input_widths.push_back(width(line2, at2, true));
+            h_.output_widths.push_back(width(line2, at2, false));
+            line3_pending_ = has_line3;
+        } else {
+            const auto widths = [&](std::istringstream& tokens, std::uint64_t line, const char* what, bool zero_ok) {
+                const std::uint64_t n = r_.number_at(tokens, what, line);
+                std::vector<std::uint32_t> ws;
+                for (std::uint64_t i = 0; i < n; ++i) ws.push_back(width(tokens, line, zero_ok));
+                return ws;
+            };
+            // An input value may have no bits: the old format's absent input, which
+            // write() then emits as width 0 (found by fuzzing: the round trip failed).
+            h_.input_widths = widths(line2, at2, "input values", true);
+            if (!has_line3) r_.fail_eof("missing the output values line");
+            h_.output_widths = widths(line3_, at3, "output values", false);
+        }
+        std::uint64_t total_in = 0, total_out = 0;
+        for (auto w : h_.input_widths) total_in += w;
+        for (auto w : h_.output_widths) total_out += w;
+        if (total_in > h_.wires) r_.fail("the inputs need more wires than the header declares");
+        if (total_out > h_.wires) r_.fail("the outputs need more wires than the header declares");
+    }
+
+    const header& head() const noexcept { return h_; }
+
+    /// Reads the next gate into op, ins and outs (the vectors are reused);
+    /// false once all declared gates are read, after checking that no gate
+    /// line follows.
+    bool next(gate_op& op, std::vector<std::uint64_t>& ins, std::vector<std::uint64_t>& outs) {
+        if (read_ == h_.gates) {
+            if (line3_pending_) r_.fail_at(at3_, "more gate lines than the declared " + std::to_string(h_.gates));
+            if (r_.next_line(line_)) r_.fail("more gate lines than the declared " + std::to_string(h_.gates));
+            return false;
+        }
+        if (line3_pending_) {
+            line_ = line3_.str();
+            line3_pending_ = false;
+        } else if (!r_.next_line(line_)) {
+            r_.fail_eof("expected " + std::to_string(h_.gates) + " gates, found " + std::to_string(read_));
+        }
+        ++read_;
+        detail::tokens t(line_);
+        const auto number = [&](const char* what) {
+            std::uint64_t v = 0;
+            if (!t.number(v)) r_.fail(std::string("expected ") + what);
+            return v;
+        };
+        const std::uint64_t nin = number("the gate's input count"), nout = number("the gate's output count");
+        if (nin > 1024 || nout > 1024) r_.fail("gate arity out of range");
+        ins.resize(nin);
+        outs.resize(nout);
+        for (auto& w : ins) w = number("an input wire");
+        for (auto& w : outs) w = number("an output wire");
+        std::string_view kind;
+        if (!t.next(kind)) r_.fail("missing the gate kind");
+        auto arity = [&](std::uint64_t i, std::uint64_t o) {
+            if (nin != i || nout != o)
+                r_.fail(std::string(kind) + " takes " + std::to_string(i) + " input(s) and " + std::to_string(o) +
+                        " output(s)");
+        };
+        if (kind == "XOR") arity(2, 1), op = gate_op::xor_gate;
+        else if (kind == "AND") arity(2, 1), op = gate_op::and_gate;
+        else if (kind == "INV" || kind == "NOT") arity(1, 1), op = gate_op::inv_gate;
+        else if (kind == "EQ") {
+            arity(1, 1);
+            if (ins[0] > 1) r_.fail("EQ needs the constant 0 or 1");
+            op = gate_op::eq_gate;
+        } else if (kind == "EQW") arity(1, 1), op = gate_op::eqw_gate;
+        else if (kind == "MAND") {
+            if (nin != 2 * nout) r_.fail("MAND takes 2k inputs and k outputs");
+            op = gate_op::mand_gate;
+        } else {
+            r_.fail("unknown gate kind '" + std::string(kind) + "'");
+        }
+        if (std::string_view extra; t.next(extra))
+            r_.fail("unexpected '" + std::string(extra) + "' after the gate kind");
+        return true;
+    }
+
+    /// Gates read so far.
+    std::uint64_t gates_read() const noexcept { return read_; }
+    /// Throws usage_error "source:line: what" for the line read last.
+    [[noreturn]] void fail(const std::string& what) const { r_.fail(what); }
+
+private:
+    detail::line_reader r_;
+    header h_;
+    std::istringstream line3_;
+    std::string line_;
+    std::uint64_t at3_ = 0;
+    bool line3_pending_ = false;  // the old format: line 3 is the first gate
+    std::uint64_t read_ = 0;
+};
+
 /// Reads a Bristol circuit, in Bristol Fashion or in the old format as `fmt`
 /// says. Input value i is owned by owners[i]; by default value 0 belongs to
 /// Alice and every other value to Bob. Malformed input throws usage_error
 /// naming `source` and the line.
 inline circuit<> read(std::istream& in, const std::string& source = "<bristol>", std::vector<party> owners = {},
                       format fmt = format::detect) {
-    detail::line_reader r(in, source);
-    std::istringstream t;
-    if (!r.next(t)) r.fail_eof("missing the header line 'ngates nwires'");
-    const std::uint64_t ngates = r.number(t, "the gate count"), nwires = r.number(t, "the wire count");
-    if (nwires >= (std::uint64_t{1} << 31)) r.fail("too many wires");
-
-    // Lines 2 and 3 tell the formats apart: the old format's gates start on line 3.
-    std::istringstream line2, line3;
-    if (!r.next(line2))
-        r.fail_eof("missing the line of input values ('niv n_1 ... n_niv' in Bristol Fashion, 'n1 n2 n3' in the old "
-                   "Bristol format)");
-    const std::uint64_t at2 = r.line();
-    const bool has_line3 = r.next(line3);
-    const std::uint64_t at3 = r.line();
-    const std::string last = detail::last_token(line3.str());
-    const bool line3_is_gate = has_line3 && last.find_first_not_of("0123456789") != std::string::npos;
-    format found = line3_is_gate ? format::old : format::fashion;
-    if (!has_line3)  // nothing to tell by: a file with no gates
-        found = fmt != format::detect ? fmt
-                : ngates == 0 && detail::token_count(line2.str()) == 3 ? format::old
-                                                                        : format::fashion;
-    if (fmt == format::fashion && found == format::old)
-        r.fail_at(at3, "'" + line3.str() +
-                           "' is a gate where Bristol Fashion has its line of output values: this is a circuit in the "
-                           "old Bristol format (line 2 'n1 n2 n3', then the gates), not Bristol Fashion; read it with "
-                           "bristol::format::old or bristol::format::detect");
-    if (fmt == format::old && found == format::fashion)
-        r.fail_at(at3, "'" + line3.str() +
-                           "' holds only numbers where the old Bristol format has its first gate: this is a Bristol "
-                           "Fashion circuit (line 2 'niv n_1 ... n_niv', line 3 'nov m_1 ... m_nov', then the gates), "
-                           "not the old Bristol format; read it with bristol::format::fashion or "
-                           "bristol::format::detect");
-
-    const auto width = [&](std::istringstream& tokens, std::uint64_t line, bool zero_ok) {
-        const std::uint64_t w = r.number_at(tokens, "a value width", line);
-        if ((w == 0 && !zero_ok) || w > nwires)
-            r.fail_at(line, "value width " + std::to_string(w) + " is out of range");
-        return static_cast<std::uint32_t>(w);
-    };
-    std::vector<std::uint32_t> in_widths, out_widths;
-    bool line3_pending = false;  // the old format: line 3 is the first gate
-    if (found == format::old) {
-        if (detail::token_count(line2.str()) != 3)
-            r.fail_at(at2, "line 2 of the old Bristol format must be 'n1 n2 n3' (the bits of input 1, of input 2 and "
-                           "of the output), not '" + line2.str() + "'");
-        in_widths.push_back(width(line2, at2, true));
-        in_widths.push_back(width(line2, at2, true));
-        out_widths.push_back(width(line2, at2, false));
-        line3_pending = has_line3;
-    } else {
-        const auto widths = [&](std::istringstream& tokens, std::uint64_t line, const char* what, bool zero_ok) {
-            const std::uint64_t n = r.number_at(tokens, what, line);
-            std::vector<std::uint32_t> ws;
-            for (std::uint64_t i = 0; i < n; ++i) ws.push_back(width(tokens, line, zero_ok));
-            return ws;
-        };
-        // An input value may have no bits: the old format's absent input, which
-        // write() then emits as width 0 (found by fuzzing: the round trip failed).
-        in_widths = widths(line2, at2, "input values", true);
-        if (!has_line3) r.fail_eof("missing the output values line");
-        out_widths = widths(line3, at3, "output values", false);
-    }
-    std::uint64_t total_in = 0;
-    for (auto w : in_widths) total_in += w;
-    if (total_in > nwires) r.fail("the inputs need more wires than the header declares");
+    reader r(in, source, fmt);
+    const header& h = r.head();
+    if (h.wires >= (std::uint64_t{1} << 31)) r.fail("too many wires");
     if (owners.empty())
-        for (std::size_t i = 0; i < in_widths.size(); ++i) owners.push_back(i == 0 ? party::alice : party::bob);
-    if (owners.size() != in_widths.size())
+        for (std::size_t i = 0; i < h.input_widths.size(); ++i) owners.push_back(i == 0 ? party::alice : party::bob);
+    if (owners.size() != h.input_widths.size())
         throw usage_error(source + ": " + std::to_string(owners.size()) + " owners given for " +
-                          std::to_string(in_widths.size()) + " input values");
+                          std::to_string(h.input_widths.size()) + " input values");
 
     tandem::detail::builder bld;
     // Grown as wires are written, so a bogus wire count in the header costs nothing.
     std::vector<tandem::detail::wire_ref> wire;
     std::vector<std::uint8_t> set;
     const auto is_set = [&](std::uint64_t w) { return w < set.size() && set[w] != 0; };
-    std::uint64_t next_wire = 0;
-    for (std::size_t i = 0; i < in_widths.size(); ++i) {
-        const auto first = bld.add_input_value(owners[i], in_widths[i]);
-        for (std::uint32_t k = 0; k < in_widths[i]; ++k, ++next_wire) {
+    for (std::size_t i = 0; i < h.input_widths.size(); ++i) {
+        const auto first = bld.add_input_value(owners[i], h.input_widths[i]);
+        for (std::uint32_t k = 0; k < h.input_widths[i]; ++k) {
             wire.push_back(tandem::detail::builder::input_bit(first, k));
             set.push_back(1);
         }
     }
 
     auto read_in = [&](std::uint64_t w) {
-        if (w >= nwires) r.fail("wire index " + std::to_string(w) + " is out of range (nwires = " +
-                                std::to_string(nwires) + ")");
+        if (w >= h.wires) r.fail("wire index " + std::to_string(w) + " is out of range (nwires = " +
+                                 std::to_string(h.wires) + ")");
         if (!is_set(w)) r.fail("wire " + std::to_string(w) + " is used before it is set");
         return wire[w];
     };
     auto write_out = [&](std::uint64_t w, tandem::detail::wire_ref v) {
-        if (w >= nwires) r.fail("wire index " + std::to_string(w) + " is out of range (nwires = " +
-                                std::to_string(nwires) + ")");
+        if (w >= h.wires) r.fail("wire index " + std::to_string(w) + " is out of range (nwires = " +
+                                 std::to_string(h.wires) + ")");
         if (is_set(w)) r.fail("wire " + std::to_string(w) + " is set twice");
         if (w >= set.size()) {
             wire.resize(w + 1);
@@ -227,59 +367,26 @@ inline circuit<> read(std::istream& in, const std::string& source = "<bristol>",
         set[w] = 1;
     };
 
+    gate_op op{};
     std::vector<std::uint64_t> ins, outs;
-    for (std::uint64_t g = 0; g < ngates; ++g) {
-        if (line3_pending) {
-            t.swap(line3);
-            line3_pending = false;
-        } else if (!r.next(t)) {
-            r.fail_eof("expected " + std::to_string(ngates) + " gates, found " + std::to_string(g));
+    while (r.next(op, ins, outs)) {
+        switch (op) {
+            case gate_op::xor_gate: write_out(outs[0], bld.xor_(read_in(ins[0]), read_in(ins[1]))); break;
+            case gate_op::and_gate: write_out(outs[0], bld.and_(read_in(ins[0]), read_in(ins[1]))); break;
+            case gate_op::inv_gate: write_out(outs[0], ~read_in(ins[0])); break;
+            case gate_op::eq_gate: write_out(outs[0], tandem::detail::constant_ref(ins[0] == 1)); break;
+            case gate_op::eqw_gate: write_out(outs[0], read_in(ins[0])); break;
+            case gate_op::mand_gate:
+                for (std::size_t k = 0; k < outs.size(); ++k)
+                    write_out(outs[k], bld.and_(read_in(ins[k]), read_in(ins[outs.size() + k])));
+                break;
         }
-        const std::uint64_t nin = r.number(t, "the gate's input count"), nout = r.number(t, "the gate's output count");
-        if (nin > 1024 || nout > 1024) r.fail("gate arity out of range");
-        ins.resize(nin);
-        outs.resize(nout);
-        for (auto& w : ins) w = r.number(t, "an input wire");
-        for (auto& w : outs) w = r.number(t, "an output wire");
-        std::string kind;
-        if (!(t >> kind)) r.fail("missing the gate kind");
-        auto arity = [&](std::uint64_t i, std::uint64_t o) {
-            if (nin != i || nout != o)
-                r.fail(kind + " takes " + std::to_string(i) + " input(s) and " + std::to_string(o) + " output(s)");
-        };
-        if (kind == "XOR") {
-            arity(2, 1);
-            write_out(outs[0], bld.xor_(read_in(ins[0]), read_in(ins[1])));
-        } else if (kind == "AND") {
-            arity(2, 1);
-            write_out(outs[0], bld.and_(read_in(ins[0]), read_in(ins[1])));
-        } else if (kind == "INV" || kind == "NOT") {
-            arity(1, 1);
-            write_out(outs[0], ~read_in(ins[0]));
-        } else if (kind == "EQ") {
-            arity(1, 1);
-            if (ins[0] > 1) r.fail("EQ needs the constant 0 or 1");
-            write_out(outs[0], tandem::detail::constant_ref(ins[0] == 1));
-        } else if (kind == "EQW") {
-            arity(1, 1);
-            write_out(outs[0], read_in(ins[0]));
-        } else if (kind == "MAND") {
-            if (nin != 2 * nout) r.fail("MAND takes 2k inputs and k outputs");
-            for (std::uint64_t k = 0; k < nout; ++k)
-                write_out(outs[k], bld.and_(read_in(ins[k]), read_in(ins[nout + k])));
-        } else {
-            r.fail("unknown gate kind '" + kind + "'");
-        }
-        if (std::string extra; t >> extra) r.fail("unexpected '" + extra + "' after the gate kind");
     }
-    if (line3_pending) r.fail_at(at3, "more gate lines than the declared " + std::to_string(ngates));
-    if (std::istringstream rest; r.next(rest)) r.fail("more gate lines than the declared " + std::to_string(ngates));
 
     std::uint64_t total_out = 0;
-    for (auto w : out_widths) total_out += w;
-    if (total_out > nwires) throw usage_error(source + ": the outputs need more wires than the header declares");
-    std::uint64_t w = nwires - total_out;
-    for (std::uint32_t width : out_widths) {
+    for (auto w : h.output_widths) total_out += w;
+    std::uint64_t w = h.wires - total_out;
+    for (std::uint32_t width : h.output_widths) {
         std::vector<tandem::detail::wire_ref> bits(width);
         for (auto& b : bits) {
             if (!is_set(w))
