@@ -316,7 +316,14 @@ TEST_CASE("cli: stats of the Bristol AES file, as text and JSON") {
     CHECK(json.status == 0);
     CHECK(contains(json.out, "\"and_gates\":6400"));
     CHECK(contains(json.out, "\"and_depth\":60"));
-    CHECK(contains(json.out, "\"bytes_garbler_to_evaluator\":"));
+    // What stats says a run sends is what a run sends (both learn the output).
+    CHECK(contains(json.out, "\"bytes_garbler_to_evaluator\":208974"));
+    CHECK(contains(json.out, "\"bytes_evaluator_to_garbler\":4166"));
+    const result ran = run({"run", aes_file, "--local", "--json", "--input", key_c1, block_c1});
+    CHECK(ran.status == 0);
+    CHECK(contains(ran.out, "\"party\":\"alice\",\"circuit\":\"" + aes_file +
+                                "\",\"outputs\":[\"" + cipher_c1 + "\"],\"and_gates\":6400,\"bytes_sent\":208974,"
+                                "\"bytes_received\":4166"));
 }
 
 TEST_CASE("cli: bad arguments, files and values: one line, exit status 2, nothing run") {

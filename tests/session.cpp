@@ -230,6 +230,37 @@ TEST_CASE("session.bytes_on_the_wire") {
     // output label.
     CHECK(b.bytes_sent == header + 8 + 128 * 4 + 16);
     CHECK(a.bytes_received == b.bytes_sent);
+    // circuit::stats() predicts both directions exactly.
+    CHECK(c.stats().bytes_garbler_to_evaluator == a.bytes_sent);
+    CHECK(c.stats().bytes_evaluator_to_garbler == b.bytes_sent);
+}
+
+TEST_CASE("session.stats_predict_the_bytes_of_a_run") {
+    // Bob's 8192 + 8 + 1 input bits take two OT chunks, the second rounded up
+    // to whole bytes; some outputs are constants, which cost nothing.
+    using big = std::array<secure_uint<8>, 1025>;
+    const auto c = tandem::compile(
+        [](const big& x, const secure_uint<1>& y, const secure_uint<16>& z) {
+            secure_uint<8> acc = y.resize<8>();
+            for (const auto& v : x) acc = acc + v;
+            return std::tuple{acc ^ z.resize<8>(), secure_uint<4>(5), z < 7};
+        },
+        input<party::bob, big>, input<party::bob, secure_uint<1>>, input<party::alice, secure_uint<16>>);
+    std::array<std::uint8_t, 1025> x{};
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(i * 7);
+    run_stats a{}, b{};
+    rethrow(two_party(
+        [&](session& s) {
+            s.run(c, std::uint16_t{3});
+            a = s.last_run();
+        },
+        [&](session& s) {
+            s.run(c, x, std::uint8_t{1});
+            b = s.last_run();
+        }));
+    CHECK(c.stats().input_bits_bob == 8201);
+    CHECK(c.stats().bytes_garbler_to_evaluator == a.bytes_sent);
+    CHECK(c.stats().bytes_evaluator_to_garbler == b.bytes_sent);
 }
 
 TEST_CASE("session.handshake_mismatches_say_what_differs") {

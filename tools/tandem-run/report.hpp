@@ -167,7 +167,7 @@ inline void print_stats(const options& o, const tandem::circuit<>& c, std::ostre
     t << "  working set: " << s.peak_working_set << " labels (" << working_bytes / 1024
       << " KiB per evaluator, one thread)\n"
       << "  a run sends: " << s.bytes_garbler_to_evaluator << " bytes alice -> bob, " << s.bytes_evaluator_to_garbler
-      << " bytes bob -> alice (tables, input labels, OT extension; the session's one-off set-up, base OTs, comes on top)\n";
+      << " bytes bob -> alice (one run, both learning the outputs; the session's one-off set-up, base OTs, comes on top)\n";
     out << t.str() << std::flush;
 }
 

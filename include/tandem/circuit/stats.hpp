@@ -47,12 +47,18 @@ struct circuit_stats {
     std::uint32_t input_bits_alice = 0;
     std::uint32_t input_bits_bob = 0;
     std::uint32_t output_bits = 0;
-    /// Bytes a semi-honest half-gates run sends, garbler (Alice) to evaluator:
-    /// 32 per AND, 16 per garbler input bit, 16 per evaluator input bit (the
-    /// IKNP sender's correction), one decoding bit per output bit.
+    /// Bytes one run of this circuit sends from the garbler (Alice) to the
+    /// evaluator on a session already set up, both parties learning the
+    /// outputs, without IPP (docs/DESIGN.md §7.4): the run header (62), the
+    /// hash start (16), 16 per Alice input bit (her labels), 32 per AND (the
+    /// half-gates tables) and 16 per output bit that is not a public
+    /// constant (decoding). Exact: session::last_run().bytes_sent agrees.
     std::uint64_t bytes_garbler_to_evaluator = 0;
-    /// Evaluator to garbler: 16 per evaluator input bit (the IKNP matrix column).
-    /// Base OTs and output labels sent back are not included.
+    /// The same run, evaluator to garbler: the run header (62); for Bob's b
+    /// input bits, if any, one IKNP extension (8, then 128 columns of
+    /// ⌈n/8⌉ bytes per chunk of n ≤ 8192 OTs); 16 per non-constant output
+    /// bit (his output labels, so that Alice learns it). The session's
+    /// one-off set-up (handshake, base OTs) is not included.
     std::uint64_t bytes_evaluator_to_garbler = 0;
 };
 
@@ -129,10 +135,16 @@ inline circuit_stats compute_stats(const circuit_data& c) {
     s.wire_count = c.wire_count;
     for (const value_layout& v : c.inputs) (v.owner == party::alice ? s.input_bits_alice : s.input_bits_bob) += v.bits;
     s.output_bits = static_cast<std::uint32_t>(c.output_slots.size());
-    s.bytes_garbler_to_evaluator =
-        32 * s.and_gates + 16 * std::uint64_t{s.input_bits_alice} + 16 * std::uint64_t{s.input_bits_bob} +
-        (std::uint64_t{s.output_bits} + 7) / 8;
-    s.bytes_evaluator_to_garbler = 16 * std::uint64_t{s.input_bits_bob};
+    // The message sizes of session.hpp, session/yao.hpp and ot/iknp.hpp (docs/DESIGN.md §7.4).
+    constexpr std::uint64_t run_header_bytes = 62, hash_start_bytes = 16, ot_chunk = 8192;
+    std::uint64_t live_outputs = 0;
+    for (const std::uint32_t slot : c.output_slots) live_outputs += slot != output_false && slot != output_true;
+    const std::uint64_t b = s.input_bits_bob;
+    const std::uint64_t ot_columns =
+        b == 0 ? 0 : 8 + (b / ot_chunk) * 128 * (ot_chunk / 8) + 128 * ((b % ot_chunk + 7) / 8);
+    s.bytes_garbler_to_evaluator = run_header_bytes + hash_start_bytes + 16 * std::uint64_t{s.input_bits_alice} +
+                                   32 * s.and_gates + 16 * live_outputs;
+    s.bytes_evaluator_to_garbler = run_header_bytes + ot_columns + 16 * live_outputs;
     return s;
 }
 
