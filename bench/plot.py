@@ -387,12 +387,12 @@ def plot_scale(plt, records, out):
         x = [number(r, "and_gates") for r in mine]
         rss = [(number(r, "peak_rss_bytes") or 0) / 2**20 for r in mine]
         secs = [number(r, "seconds") for r in mine]
-        axes[0].plot(x, rss, style, label=name, markersize=5)
-        for xi, yi in zip(x, rss):
-            axes[0].annotate(f"{yi:,.1f}" if yi < 100 else f"{yi:,.0f}", (xi, yi), textcoords="offset points",
-                             xytext=(0, 5), ha="center", fontsize=6)
+        lo, hi = min(rss), max(rss)
+        span = f"{lo:,.1f} MiB" if hi - lo < 0.05 else f"{lo:,.1f}–{hi:,.1f} MiB"
+        axes[0].plot(x, rss, style, label=f"{name} ({span})", markersize=5)
         axes[1].plot(x, secs, style, label=name, markersize=5)
     axes[0].set_ylabel("peak RSS, larger party (MiB)")
+    axes[1].legend(fontsize=7, loc="upper left")
     axes[1].set_ylabel("wall time, slower party (s)")
     for ax in axes:
         ax.set_xscale("log")
