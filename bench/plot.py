@@ -100,7 +100,7 @@ def latest(records, key):
     """The records in order, a later one with the same key replacing the earlier."""
     out = {}
     for r in records:
-        k = key(r)
+        k = repr(key(r))
         out.pop(k, None)
         out[k] = r
     return list(out.values())
@@ -295,7 +295,8 @@ def plot_tau(plt, records, out):
 
 def plot_level_widths(plt, records, out):
     rows = [r for r in records if r["bench"] == "cgp" and r["case"].startswith("level_widths_")
-            and isinstance(r.get("and_width"), list)]
+            and isinstance(r.get("and_width"), list)
+            and all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in r["and_width"])]
     if not rows:
         return None, "no bench_cgp --case levels widths (JSON lines or CSV)"
     rows = latest(rows, lambda r: r["case"])
@@ -436,7 +437,11 @@ def main(argv):
         return 1
     os.makedirs(args.out, exist_ok=True)
     for name, plot in PLOTS:
-        path, why = plot(plt, records, args.out)
+        try:
+            path, why = plot(plt, records, args.out)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            print(f"plot.py: cannot draw {name} from the input: {type(e).__name__}: {e}", file=sys.stderr)
+            return 2
         if path:
             print(path)
         else:
