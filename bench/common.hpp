@@ -118,7 +118,12 @@ public:
         add_string("bench", bench).add_string("case", cas);
         add_string("cpu", cpu_model()).add("nproc", std::thread::hardware_concurrency());
     }
-    record& add_string(const std::string& k, const std::string& v) { return add(k, "\"" + json_escape(v) + "\""); }
+    record& add_string(const std::string& k, const std::string& v) {
+        std::string quoted(1, '"');  // appended, not "\"" + ...: GCC 12 warns (-Wrestrict) on that
+        quoted += json_escape(v);
+        quoted += '"';
+        return add(k, quoted);
+    }
     template <class T>
     record& add(const std::string& k, const T& v) {
         std::ostringstream s;
