@@ -18,7 +18,8 @@
 //            w/thread with any gain and with 90 % efficiency
 //   levels   stored vs executed gates, regions, and the level-width
 //            histogram (paper Fig. 7) written as CSV to --csv
-//            (default cgp_level_widths.csv): app,level,and_width
+//            (default cgp_level_widths.csv): app,level,and_width; with --json
+//            also one line per app (case level_widths_<app>, "and_width": [...])
 // --threads N is the largest worker count (default 2); any N is accepted.
 // --quick uses small instances (BioMatch 64 entries, MExp 4, MVMul 4×16).
 #include "common.hpp"
@@ -268,6 +269,18 @@ void bench_levels(const config& c, const std::vector<app>& apps) {
                              .add("regions", s.regions.size())
                              .add("levels", s.levels)
                              .add("fgp_levels", wide)
+                             .json()
+                      << "\n";
+            // The CSV's histogram as JSON too: the AND width of every level, in execution order.
+            std::string widths = "[";
+            for (std::size_t l = 0; l < s.level_and_width.size(); ++l) {
+                if (l) widths += ',';
+                widths += std::to_string(s.level_and_width[l]);
+            }
+            std::cout << bench::record("cgp", "level_widths_" + a.name)
+                             .add_string("app", a.name)
+                             .add("levels", s.level_and_width.size())
+                             .add("and_width", widths + "]")
                              .json()
                       << "\n";
         } else {

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -75,11 +77,53 @@ inline std::uint64_t peak_rss_bytes() {
     return 0;
 }
 
-/// One JSON object on one line; values are pre-formatted JSON.
+/// s as the inside of a JSON string (quotes, backslashes and control characters escaped).
+inline std::string json_escape(const std::string& s) {
+    std::string out;
+    for (const char ch : s) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (ch == '"' || ch == '\\') out += '\\', out += ch;
+        else if (u < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", u);
+            out += buf;
+        } else out += ch;
+    }
+    return out;
+}
+
+/// This machine's CPU model ("model name" in /proc/cpuinfo), "unknown" if absent.
+inline const std::string& cpu_model() {
+    static const std::string model = [] {
+        std::ifstream info("/proc/cpuinfo");
+        std::string line;
+        while (std::getline(info, line))
+            if (line.rfind("model name", 0) == 0) {
+                const auto colon = line.find(':');
+                if (colon == std::string::npos) break;
+                const auto start = line.find_first_not_of(" \t", colon + 1);
+                return start == std::string::npos ? std::string("unknown") : line.substr(start);
+            }
+        return std::string("unknown");
+    }();
+    return model;
+}
+
+/// One JSON object on one line; values are pre-formatted JSON. Every record
+/// names its benchmark and case, and the machine: "cpu" (model) and "nproc"
+/// (hardware threads), so that bench/plot.py can caption its figures.
 class record {
 public:
-    record(const std::string& bench, const std::string& cas) { add_string("bench", bench).add_string("case", cas); }
-    record& add_string(const std::string& k, const std::string& v) { return add(k, "\"" + v + "\""); }
+    record(const std::string& bench, const std::string& cas) {
+        add_string("bench", bench).add_string("case", cas);
+        add_string("cpu", cpu_model()).add("nproc", std::thread::hardware_concurrency());
+    }
+    record& add_string(const std::string& k, const std::string& v) {
+        std::string quoted(1, '"');  // appended, not "\"" + ...: GCC 12 warns (-Wrestrict) on that
+        quoted += json_escape(v);
+        quoted += '"';
+        return add(k, quoted);
+    }
     template <class T>
     record& add(const std::string& k, const T& v) {
         std::ostringstream s;

@@ -6,13 +6,15 @@
 #                                    (--local); or one example with args
 #   scripts/run.sh test [preset]     build everything and run CTest; preset: release (default),
 #                                    debug, asan, tsan (see CMakePresets.json)
-# Both first install any missing Debian packages (scripts/setup-deps.sh).
+# Both first install any missing Debian packages (scripts/setup-deps.sh). TANDEM_DEPS_EXTRA
+# (space-separated: plots docs) passes through to it and adds python3-matplotlib (bench/plot.py,
+# the "plots" tests) and doxygen, e.g.  TANDEM_DEPS_EXTRA=plots scripts/run.sh test
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
