@@ -57,6 +57,11 @@
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/net/channel.hpp>
+// memory.hpp too, though a session does not use it: with tcp_channel the only
+// channel in sight, GCC speculatively devirtualizes and inlines it at every
+// channel call, and a program that includes only this header compiles in
+// twice the time (52 s against 25 s; bench/RESULTS.md, issue 16).
+#include <tandem/net/memory.hpp>
 #include <tandem/net/tcp.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
