@@ -17,29 +17,11 @@
 
 namespace {
 
-/// 32 hex digits as Bristol input bits: the 16 bytes read as a big-endian
-/// integer, bit 0 = lsb of the last byte.
+/// 32 hex digits as Bristol input bits: one big-endian 128-bit number
+/// (tandem/bits.hpp), so the bytes in FIPS-197 order.
 std::vector<bool> bits_of_hex(const std::string& hex) {
-    if (hex.size() != 32 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-        throw std::invalid_argument("'" + hex + "' is not 32 hex digits");
-    std::vector<bool> bits(128);
-    for (unsigned byte = 0; byte < 16; ++byte) {
-        const unsigned v = static_cast<unsigned>(std::stoul(hex.substr(2 * byte, 2), nullptr, 16));
-        for (unsigned k = 0; k < 8; ++k) bits[8 * (15 - byte) + k] = ((v >> k) & 1u) != 0;
-    }
-    return bits;
-}
-
-std::string hex_of_bits(const std::vector<bool>& bits) {
-    static const char* digits = "0123456789abcdef";
-    std::string hex;
-    for (unsigned byte = 0; byte < 16; ++byte) {
-        unsigned v = 0;
-        for (unsigned k = 0; k < 8; ++k) v |= unsigned(bits[8 * (15 - byte) + k]) << k;
-        hex += digits[v >> 4];
-        hex += digits[v & 15];
-    }
-    return hex;
+    if (hex.size() != 32) throw std::invalid_argument("'" + hex + "' is not 32 hex digits");
+    return tandem::bits_from_hex(hex, 128);
 }
 
 }  // namespace
@@ -90,7 +72,7 @@ int main(int argc, char** argv) {
             example::report(s, "result: not revealed to this party");
             return 0;
         }
-        const std::string ciphertext = hex_of_bits(out->front());
+        const std::string ciphertext = tandem::hex_from_bits(out->front());
         std::string note = ciphertext == fips_ciphertext ? " (the FIPS-197 C.1 ciphertext)" : "";
         const bool wrong = !expect.empty() && ciphertext != expect;
         if (wrong) note = " (WRONG: expected " + expect + ")";

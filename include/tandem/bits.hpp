@@ -27,7 +27,7 @@
 
 namespace tandem {
 
-namespace detail {
+namespace detail::bits_text {
 
 inline int hex_digit(char c) noexcept {
     if (c >= '0' && c <= '9') return c - '0';
@@ -38,7 +38,11 @@ inline int hex_digit(char c) noexcept {
 
 inline std::string quoted(std::string_view s) {
     constexpr std::size_t shown = 80;
-    return "'" + std::string(s.substr(0, shown)) + (s.size() > shown ? "…'" : "'");
+    return "'" + std::string(s.substr(0, shown)) + (s.size() > shown ? "...'" : "'");
+}
+
+inline bool has_hex_prefix(std::string_view s) noexcept {
+    return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
 
 /// Digits with '_' and '\'' separators removed (1'000'000, 0xdead_beef).
@@ -61,7 +65,8 @@ inline bool times_ten_plus(std::vector<bool>& bits, unsigned digit) {
     return carry == 0;
 }
 
-inline void negate(std::vector<bool>& bits) {
+/// bits = -bits (two's complement, modulo 2^width).
+inline void negate_bits(std::vector<bool>& bits) {
     bool carry = true;
     for (std::size_t j = 0; j < bits.size(); ++j) {
         const bool b = !bits[j];
@@ -70,68 +75,76 @@ inline void negate(std::vector<bool>& bits) {
     }
 }
 
-}  // namespace detail
+}  // namespace detail::bits_text
 
-/// `hex` (digits 0-9a-fA-F, an optional 0x prefix, '_' separators) as a
-/// value of `width` bits: one big-endian number, zero-extended.
+/// `hex` (digits 0-9a-fA-F, an optional 0x or 0X prefix, '_' or '\''
+/// separators) as a value of `width` bits: one big-endian number,
+/// zero-extended. Leading zeros are allowed at any width; a value with a set
+/// bit at or above `width` is refused (usage_error), never truncated.
 inline std::vector<bool> bits_from_hex(std::string_view hex, std::size_t width) {
-    const std::string original(hex);
-    std::string digits = detail::without_separators(hex);
-    std::string_view d = digits;
-    if (d.size() >= 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
-    if (d.empty()) throw usage_error("hex value " + detail::quoted(original) + " has no digits");
+    namespace bt = detail::bits_text;
+    std::string_view body = hex;
+    if (bt::has_hex_prefix(body)) body.remove_prefix(2);
+    const std::string digits = bt::without_separators(body);
+    if (digits.empty()) throw usage_error("hex value " + bt::quoted(hex) + " has no digits");
+    for (char c : digits)  // every character first, so a typo is named even where the value is too wide
+        if (bt::hex_digit(c) < 0)
+            throw usage_error("hex value " + bt::quoted(hex) + " has a character that is not a hex digit: '" +
+                              std::string(1, c) + "' (use 0-9, a-f, A-F, an optional 0x prefix, '_' separators)");
     std::vector<bool> bits(width);
     std::size_t j = 0;  // bit of the next digit's least significant bit
-    for (auto it = d.rbegin(); it != d.rend(); ++it, j += 4) {
-        const int v = detail::hex_digit(*it);
-        if (v < 0)
-            throw usage_error("hex value " + detail::quoted(original) + " has a character that is not a hex digit: '" +
-                              std::string(1, *it) + "'");
+    for (auto it = digits.rbegin(); it != digits.rend(); ++it, j += 4) {
+        const int v = bt::hex_digit(*it);
         for (std::size_t k = 0; k < 4; ++k) {
             if (((v >> k) & 1) == 0) continue;
             if (j + k >= width)
-                throw usage_error("hex value " + detail::quoted(original) + " does not fit in " +
-                                  std::to_string(width) + " bits (at most " + std::to_string((width + 3) / 4) +
-                                  " hex digits, and the first may be smaller)");
+                throw usage_error("hex value " + bt::quoted(hex) + " does not fit in " + std::to_string(width) +
+                                  " bits (at most " + std::to_string((width + 3) / 4) +
+                                  " hex digits, and the first may be smaller); pass a wider width or a smaller value");
             bits[j + k] = true;
         }
     }
     return bits;
 }
 
-/// `dec` (digits, an optional leading '-', '\'' or '_' separators) as a value
-/// of `width` bits. A negative number is stored in two's complement and must
-/// fit a signed value of that width; a non-negative one must fit an unsigned
-/// one (so "255" and "-1" are both the 8-bit value 0xff).
+/// `dec` (digits, an optional leading '-' or '+', '\'' or '_' separators)
+/// as a value of `width` bits. A negative number is stored in two's
+/// complement and must fit a signed value of that width; a non-negative one
+/// must fit an unsigned one (so "255" and "-1" are both the 8-bit value 0xff).
+/// A value that does not fit is refused (usage_error), never truncated.
 inline std::vector<bool> bits_from_decimal(std::string_view dec, std::size_t width) {
-    const std::string original(dec);
-    const std::string digits = detail::without_separators(dec);
-    std::string_view d = digits;
-    const bool negative = !d.empty() && d[0] == '-';
-    if (negative || (!d.empty() && d[0] == '+')) d.remove_prefix(1);
-    if (d.empty()) throw usage_error("decimal value " + detail::quoted(original) + " has no digits");
-    std::vector<bool> bits(width);
-    for (char c : d) {
+    namespace bt = detail::bits_text;
+    std::string_view body = dec;
+    const bool negative = !body.empty() && body[0] == '-';
+    if (negative || (!body.empty() && body[0] == '+')) body.remove_prefix(1);
+    const std::string digits = bt::without_separators(body);
+    if (digits.empty()) throw usage_error("decimal value " + bt::quoted(dec) + " has no digits");
+    for (char c : digits)
         if (c < '0' || c > '9')
-            throw usage_error("value " + detail::quoted(original) + " is neither decimal nor hex (hex needs 0x): '" +
+            throw usage_error("value " + bt::quoted(dec) + " is neither decimal nor hex (hex needs 0x): '" +
                               std::string(1, c) + "' is not a decimal digit");
-        if (!detail::times_ten_plus(bits, static_cast<unsigned>(c - '0')))
-            throw usage_error("decimal value " + detail::quoted(original) + " does not fit in " +
-                              std::to_string(width) + " bits");
-    }
+    const auto too_wide = [&] {
+        const std::string w = std::to_string(width);
+        const std::string limit = width == 0 ? w + " bits (only 0 does)"
+                                  : negative ? "a signed " + w + "-bit value (at least -2^" + std::to_string(width - 1) + ")"
+                                             : w + " bits (at most 2^" + w + " - 1)";
+        return usage_error("decimal value " + bt::quoted(dec) + " does not fit in " + limit +
+                           "; pass a wider width or a smaller value");
+    };
+    std::vector<bool> bits(width);
+    for (char c : digits)
+        if (!bt::times_ten_plus(bits, static_cast<unsigned>(c - '0'))) throw too_wide();
     if (negative) {
-        // |v| <= 2^(width-1): the top bit clear, or exactly 2^(width-1).
-        bool fits = width > 0 && !bits[width - 1];
-        if (width > 0 && bits[width - 1]) {
+        // -v fits iff v <= 2^(width-1): the top bit clear, or exactly 2^(width-1); or v == 0.
+        bool zero = true;
+        for (bool b : bits) zero = zero && !b;
+        bool fits = zero || (width > 0 && !bits[width - 1]);
+        if (!fits && width > 0) {
             fits = true;
             for (std::size_t j = 0; j + 1 < width; ++j) fits = fits && !bits[j];
         }
-        bool zero = true;
-        for (bool b : bits) zero = zero && !b;
-        if (!fits && !zero)
-            throw usage_error("decimal value " + detail::quoted(original) + " does not fit in a signed " +
-                              std::to_string(width) + "-bit value");
-        detail::negate(bits);
+        if (!fits) throw too_wide();
+        bt::negate_bits(bits);
     }
     return bits;
 }
@@ -139,11 +152,12 @@ inline std::vector<bool> bits_from_decimal(std::string_view dec, std::size_t wid
 /// A value as a user types it: hex with a 0x prefix, otherwise decimal
 /// (bits_from_hex, bits_from_decimal).
 inline std::vector<bool> bits_from_string(std::string_view text, std::size_t width) {
-    if (text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) return bits_from_hex(text, width);
+    if (detail::bits_text::has_hex_prefix(text)) return bits_from_hex(text, width);
     return bits_from_decimal(text, width);
 }
 
-/// Lower-case hex of a value, ceil(bits/4) digits with leading zeros, no prefix.
+/// Lower-case hex of a value, ceil(bits/4) digits with leading zeros, no
+/// prefix (so a value of width 0 gives "").
 inline std::string hex_from_bits(const std::vector<bool>& bits) {
     static constexpr char digits[] = "0123456789abcdef";
     const std::size_t n = (bits.size() + 3) / 4;
@@ -156,10 +170,12 @@ inline std::string hex_from_bits(const std::vector<bool>& bits) {
     return hex;
 }
 
-/// A value in decimal; with `is_signed`, its top bit is the sign (two's complement).
+/// A value in decimal; with `is_signed`, its top bit is the sign (two's
+/// complement). A value of width 0 is "0". Quadratic in the width: meant for
+/// values a person reads, not for megabit ones.
 inline std::string decimal_from_bits(std::vector<bool> bits, bool is_signed = false) {
     const bool negative = is_signed && !bits.empty() && bits.back();
-    if (negative) detail::negate(bits);
+    if (negative) detail::bits_text::negate_bits(bits);
     std::string out;
     // Repeated division by 10, most significant bit first.
     bool nonzero = true;

@@ -57,6 +57,11 @@
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/net/channel.hpp>
+// memory.hpp too, though a session does not use it: with tcp_channel the only
+// channel in sight, GCC speculatively devirtualizes and inlines it at every
+// channel call, and a program that includes only this header compiles in
+// twice the time (52 s against 25 s; bench/RESULTS.md, issue 16).
+#include <tandem/net/memory.hpp>
 #include <tandem/net/tcp.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
@@ -109,6 +114,8 @@ public:
     }
 
     /// Waits on `port` for the peer to connect, then sets the session up.
+    /// To learn the port first (port 0: the system picks a free one), use
+    /// tandem::listener.
     static session listen(party me, std::uint16_t port, session_options options = {},
                           const std::string& address = "0.0.0.0") {
         auto listener = std::make_shared<net::tcp_listener>(port, address);
@@ -375,12 +382,21 @@ public:
     }
 
     /// Untyped run: `mine` holds the bits of each of this party's input values
-    /// (least significant first, in circuit order), as in eval_plain_bits.
+    /// (least significant first, in circuit order); unlike eval_plain_bits,
+    /// which takes every party's, only this party's (circuit::inputs_of).
     /// Returns the bits of every output value, or nullopt if this party does
     /// not learn them.
     std::optional<std::vector<std::vector<bool>>> run_bits(reveal who, const circuit<>& c,
                                                            const std::vector<std::vector<bool>>& mine) {
         return run_checked(who, c, check_inputs(c, mine));  // checked before anything is sent
+    }
+
+    /// Untyped run in which both parties learn the output: `mine` holds this
+    /// party's input values only (c.input_widths(me()) gives their widths;
+    /// c.inputs_of(me(), all_values) picks them from all of the circuit's
+    /// values, as eval_plain_bits takes them). Returns every output value.
+    std::vector<std::vector<bool>> run_bits(const circuit<>& c, const std::vector<std::vector<bool>>& mine) {
+        return *run_bits(reveal::both, c, mine);
     }
 
 private:
@@ -727,22 +743,70 @@ private:
     /// (detail::input_bits).
     template <class Bits>
     std::vector<std::uint8_t> check_inputs(const circuit<>& c, const std::vector<Bits>& mine) const {
+        const std::string who(to_string(me()));
+        const std::size_t owned = c.input_widths(me()).size();
+        const std::size_t all = c.inputs().size();
+        // Passing every party's values (as eval_plain_bits takes them) is the usual slip: say so.
+        const std::string hint =
+            mine.size() == all && owned != all
+                ? " (" + std::to_string(all) + " is the number of all the circuit's input values; pass " + who +
+                      "'s only: circuit::inputs_of(party::" + who + ", all_values) picks them)"
+                : " (pass " + who + "'s input values only, in circuit order; circuit::input_widths(party::" + who +
+                      ") lists their widths)";
         std::vector<std::uint8_t> bits;
         std::size_t v = 0;
-        for (const value_layout& in : c.data().inputs) {
+        for (std::size_t i = 0; i < all; ++i) {
+            const value_layout& in = c.inputs()[i];
             if (in.owner != me()) continue;
-            if (v >= mine.size() || mine[v].size() != in.bits)
-                throw usage_error("session::run: " + std::string(to_string(me())) + "'s input value " +
-                                  std::to_string(v) + " must have " + std::to_string(in.bits) + " bits, " +
-                                  (v >= mine.size() ? "but it is missing" : "got " + std::to_string(mine[v].size())));
+            const std::string which = who + "'s input value " + std::to_string(v) + " (input " + std::to_string(i) +
+                                      " of the circuit, " + std::to_string(in.bits) + " bits)";
+            if (v >= mine.size())
+                throw usage_error("session::run: " + which + " is missing: " + who + " owns " + std::to_string(owned) +
+                                  " input value(s) of this circuit but " + std::to_string(mine.size()) +
+                                  " were given" + hint);
+            if (mine[v].size() != in.bits)
+                throw usage_error("session::run: " + which + " must have " + std::to_string(in.bits) + " bits, got " +
+                                  std::to_string(mine[v].size()) + hint);
             bits.insert(bits.end(), mine[v].begin(), mine[v].end());
             ++v;
         }
         if (v != mine.size())
-            throw usage_error("session::run: " + std::string(to_string(me())) + " owns " + std::to_string(v) +
-                              " input value(s) of this circuit but " + std::to_string(mine.size()) + " were given");
+            throw usage_error("session::run: " + who + " owns " + std::to_string(v) + " input value(s) of this circuit but " +
+                              std::to_string(mine.size()) + " were given" + hint);
         return bits;
     }
+};
+
+/// A TCP port that is bound and listening as soon as it is constructed, for
+/// a party that must tell its peer the port before the session starts;
+/// typically port 0, where the system picks a free port:
+///
+///   tandem::listener l(0);                          // bound and listening now
+///   tell_the_peer(l.port());                        // a file, a message, argv...
+///   tandem::session s = l.accept(party::alice);     // the peer calls session::connect
+///
+/// Each accept() sets up one session (its worker links come from the same
+/// port). session::listen(me, port) does both steps in one call when the port
+/// is fixed in advance.
+class listener {
+public:
+    /// Binds `address`:`port` and listens; port 0 picks a free port. Throws
+    /// network_error if the port is taken, usage_error if `address` is not an
+    /// IP address.
+    explicit listener(std::uint16_t port = 0, const std::string& address = "0.0.0.0") : tcp_(port, address) {}
+
+    /// The port listened on (the one the system picked, for port 0).
+    std::uint16_t port() const { return tcp_.port(); }
+
+    /// Waits for the peer's session::connect (up to options.connect_timeout),
+    /// then sets the session up as session::listen does.
+    session accept(party me, session_options options = {}) { return session::accept(me, tcp_, options); }
+
+    /// The underlying TCP listener (net/tcp.hpp), for channels of your own.
+    net::tcp_listener& tcp() noexcept { return tcp_; }
+
+private:
+    net::tcp_listener tcp_;
 };
 
 }  // namespace tandem

@@ -1,5 +1,8 @@
 // tandem/tandem.hpp — umbrella header: everything tandem offers today.
+// <tandem/core.hpp> is the light part (no Asio, oneTBB, libsodium).
 #pragma once
+
+#include <tandem/core.hpp>
 
 #include <tandem/circuit/bristol.hpp>
 #include <tandem/circuit/circuit.hpp>

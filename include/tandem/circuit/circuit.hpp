@@ -24,9 +24,13 @@
 #include <tandem/circuit/validate.hpp>
 #include <tandem/error.hpp>
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
+#include <span>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace tandem {
 
@@ -62,6 +66,57 @@ public:
     /// The IR itself: gates, levels, steps, regions, input and output layouts
     /// (circuit/circuit_data.hpp, docs/DESIGN.md §3).
     const circuit_data& data() const noexcept { return impl_->data; }
+
+    /// The input values, in the circuit's order (argument order for a
+    /// compiled circuit): inputs()[i].owner supplies value i, which has
+    /// inputs()[i].bits bits. This is the order eval_plain_bits takes them in.
+    std::span<const value_layout> inputs() const noexcept { return impl_->data.inputs; }
+    /// The output values, in order; outputs()[k].bits is the width of value k.
+    std::span<const value_layout> outputs() const noexcept { return impl_->data.outputs; }
+    /// The width of every input value, in circuit order (what eval_plain_bits expects).
+    std::vector<std::size_t> input_widths() const {
+        std::vector<std::size_t> w;
+        for (const value_layout& v : inputs()) w.push_back(v.bits);
+        return w;
+    }
+    /// The widths of the input values `who` supplies, in circuit order: what
+    /// that party passes to session::run_bits.
+    std::vector<std::size_t> input_widths(party who) const {
+        std::vector<std::size_t> w;
+        for (const value_layout& v : inputs())
+            if (v.owner == who) w.push_back(v.bits);
+        return w;
+    }
+    /// The width of every output value, in order.
+    std::vector<std::size_t> output_widths() const {
+        std::vector<std::size_t> w;
+        for (const value_layout& v : outputs()) w.push_back(v.bits);
+        return w;
+    }
+    /// From all input values (one per input of the circuit, in circuit order,
+    /// as eval_plain_bits takes them) the ones `who` supplies, in order: what
+    /// that party passes to session::run_bits. Checks the count and every
+    /// width first (usage_error naming the value).
+    ///
+    ///   auto all = std::vector<std::vector<bool>>{a_bits, b_bits};
+    ///   auto expected = tandem::eval_plain_bits(c, all);
+    ///   auto got = s.run_bits(c, c.inputs_of(s.me(), all));
+    std::vector<std::vector<bool>> inputs_of(party who, const std::vector<std::vector<bool>>& all) const {
+        const auto in = inputs();
+        if (all.size() != in.size())
+            throw usage_error("inputs_of: the circuit has " + std::to_string(in.size()) +
+                              " input value(s) (all parties') but " + std::to_string(all.size()) +
+                              " were given; pass every input value in circuit order (input_widths() lists their widths)");
+        std::vector<std::vector<bool>> mine;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (all[i].size() != in[i].bits)
+                throw usage_error("inputs_of: input " + std::to_string(i) + " of the circuit (" +
+                                  std::string(to_string(in[i].owner)) + "'s) must have " + std::to_string(in[i].bits) +
+                                  " bits, got " + std::to_string(all[i].size()));
+            if (in[i].owner == who) mine.push_back(all[i]);
+        }
+        return mine;
+    }
     /// Gate counts, levels, working set, bytes a garbled run sends. Computed
     /// on first use (a pass over the gates), then cached; thread-safe.
     const circuit_stats& stats() const {

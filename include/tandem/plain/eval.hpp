@@ -57,11 +57,14 @@ inline std::vector<std::vector<bool>> eval_plain_bits(const circuit<>& c, const 
     const circuit_data& d = c.data();
     if (inputs.size() != d.inputs.size())
         throw usage_error("eval_plain_bits: the circuit has " + std::to_string(d.inputs.size()) +
-                          " input values but " + std::to_string(inputs.size()) + " were given");
+                          " input values but " + std::to_string(inputs.size()) +
+                          " were given (pass every party's values in circuit order; circuit::input_widths() lists "
+                          "their widths)");
     std::vector<std::uint64_t> in(d.input_bits), out(d.output_slots.size());
     for (std::size_t v = 0; v < inputs.size(); ++v) {
         if (inputs[v].size() != d.inputs[v].bits)
-            throw usage_error("eval_plain_bits: input value " + std::to_string(v) + " has " +
+            throw usage_error("eval_plain_bits: input value " + std::to_string(v) + " (" +
+                              std::string(to_string(d.inputs[v].owner)) + "'s) has " +
                               std::to_string(d.inputs[v].bits) + " bits but " + std::to_string(inputs[v].size()) +
                               " were given");
         for (std::size_t k = 0; k < inputs[v].size(); ++k) in[d.inputs[v].first_bit + k] = inputs[v][k] ? 1 : 0;
