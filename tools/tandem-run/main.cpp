@@ -68,8 +68,8 @@ program load(const options& o, bool stream) {
         return p;
     }
     p.circuit = b != nullptr ? b->compile() : tandem::bristol::read_file(o.circuit, o.owners, o.format);
-    for (const auto& v : p.circuit->data().inputs) p.inputs.push_back(v);
-    for (const auto& v : p.circuit->data().outputs) p.output_widths.push_back(v.bits);
+    for (const auto& v : p.circuit->inputs()) p.inputs.push_back(v);
+    for (const auto& v : p.circuit->outputs()) p.output_widths.push_back(v.bits);
     return p;
 }
 
@@ -217,10 +217,10 @@ int cmd_run_party(const options& o) {
         const tandem::session_options so = session_options(o, me, progress);
         std::optional<tandem::session> s;
         if (me == tandem::party::alice) {
-            tandem::net::tcp_listener listener(port, o.host.empty() ? "0.0.0.0" : o.host);
+            tandem::listener listener(port, o.host.empty() ? "0.0.0.0" : o.host);
             if (!o.quiet_setup)
                 std::cerr << "[alice] listening on port " << listener.port() << ", waiting for bob\n" << std::flush;
-            s.emplace(tandem::session::accept(me, listener, so));
+            s.emplace(listener.accept(me, so));
         } else {
             progress.status("connecting to " + (o.host.empty() ? std::string("127.0.0.1") : o.host) + ":" +
                             std::to_string(port));
@@ -243,7 +243,7 @@ int cmd_run_party(const options& o) {
 int cmd_run_local(const options& o, const char* self) {
     program p = load(o, o.stream);
     const auto all = parse_inputs(o, p, std::nullopt);
-    tandem::net::tcp_listener listener(0, "127.0.0.1");
+    tandem::listener listener(0, "127.0.0.1");
 
     std::vector<std::string> args{self, "run", o.circuit, "--party", "bob", "--host", "127.0.0.1", "--port",
                                   std::to_string(listener.port()), "--no-progress", "--bob-of-local"};
@@ -294,8 +294,7 @@ int cmd_run_local(const options& o, const char* self) {
     std::optional<run_report> alice;
     std::string failure;
     try {
-        tandem::session s = tandem::session::accept(tandem::party::alice, listener,
-                                                    session_options(o, tandem::party::alice, progress));
+        tandem::session s = listener.accept(tandem::party::alice, session_options(o, tandem::party::alice, progress));
         alice = run_party(o, p, s, values_of(p, all, tandem::party::alice), progress);
     } catch (const std::exception& e) {
         progress.clear();

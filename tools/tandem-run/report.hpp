@@ -116,17 +116,16 @@ inline void print_run(const options& o, const run_report& r, std::ostream& out) 
 
 inline void print_stats(const options& o, const tandem::circuit<>& c, std::ostream& out) {
     const tandem::circuit_stats s = c.stats();
-    const auto& d = c.data();
     // Labels are 16 bytes: the evaluator's working set in bytes.
     const std::uint64_t working_bytes = std::uint64_t{s.peak_working_set} * 16;
     if (o.json) {
         std::ostringstream j;
         j << "{\"circuit\":" << json_string(o.circuit) << ",\"inputs\":[";
-        for (std::size_t i = 0; i < d.inputs.size(); ++i)
-            j << (i ? "," : "") << "{\"owner\":" << json_string(std::string(tandem::to_string(d.inputs[i].owner)))
-              << ",\"bits\":" << d.inputs[i].bits << "}";
+        for (std::size_t i = 0; i < c.inputs().size(); ++i)
+            j << (i ? "," : "") << "{\"owner\":" << json_string(std::string(tandem::to_string(c.inputs()[i].owner)))
+              << ",\"bits\":" << c.inputs()[i].bits << "}";
         j << "],\"outputs\":[";
-        for (std::size_t i = 0; i < d.outputs.size(); ++i) j << (i ? "," : "") << d.outputs[i].bits;
+        for (std::size_t i = 0; i < c.outputs().size(); ++i) j << (i ? "," : "") << c.outputs()[i].bits;
         j << "],\"and_gates\":" << s.and_gates << ",\"xor_gates\":" << s.xor_gates << ",\"not_gates\":" << s.not_gates
           << ",\"executed_gates\":" << s.executed_gates << ",\"stored_gates\":" << s.stored_gates
           << ",\"and_depth\":" << s.and_depth << ",\"levels\":" << s.levels << ",\"regions\":" << s.regions.size()
@@ -140,11 +139,11 @@ inline void print_stats(const options& o, const tandem::circuit<>& c, std::ostre
     }
     std::ostringstream t;
     t << o.circuit << "\n  inputs:  ";
-    for (std::size_t i = 0; i < d.inputs.size(); ++i)
-        t << (i ? ", " : "") << d.inputs[i].bits << " bits (" << tandem::to_string(d.inputs[i].owner) << ")";
-    if (d.inputs.empty()) t << "none";
+    for (std::size_t i = 0; i < c.inputs().size(); ++i)
+        t << (i ? ", " : "") << c.inputs()[i].bits << " bits (" << tandem::to_string(c.inputs()[i].owner) << ")";
+    if (c.inputs().empty()) t << "none";
     t << "\n  outputs: ";
-    for (std::size_t i = 0; i < d.outputs.size(); ++i) t << (i ? ", " : "") << d.outputs[i].bits << " bits";
+    for (std::size_t i = 0; i < c.outputs().size(); ++i) t << (i ? ", " : "") << c.outputs()[i].bits << " bits";
     t << "\n  gates:   " << s.and_gates << " AND, " << s.xor_gates << " XOR, " << s.not_gates << " NOT ("
       << s.executed_gates << " executed, " << s.stored_gates << " stored";
     if (!s.regions.empty()) t << ", " << s.regions.size() << " parallel region(s)";
