@@ -98,8 +98,10 @@ std::vector<bool> ref_negate(std::vector<bool> bits) {
 std::string ref_signed_decimal(const std::vector<bool>& bits) {
     if (bits.empty() || !bits.back()) return ref_decimal(bits);
     if (bits.size() <= 64) {  // printf's own signed conversion
-        long long v = static_cast<long long>(chunk(bits, 0, 64));
-        if (bits.size() < 64) v -= static_cast<long long>(std::uint64_t{1} << (bits.size() - 1)) * 2;
+        // value - 2^size, in unsigned arithmetic (2^62 * 2 overflows a long long: UBSan)
+        std::uint64_t u = chunk(bits, 0, 64);
+        if (bits.size() < 64) u -= std::uint64_t{1} << bits.size();
+        const long long v = static_cast<long long>(u);
         char buf[32];
         std::snprintf(buf, sizeof buf, "%lld", v);
         return buf;
