@@ -80,28 +80,23 @@ inline const std::vector<builtin>& builtins() {
                              },
                              input<party::alice, secure_uint<128>>, input<party::bob, secure_uint<128>>));
                      }});
+        // A hash of the 64-byte message a || b, Alice's a and Bob's b 32 bytes each.
+        const auto hash_of_halves = [](auto hash) {
+            return [hash] {
+                return tandem::circuit<>(tandem::compile(
+                    [hash](const secure_uint<256>& a, const secure_uint<256>& b) {
+                        std::array<secure_uint<8>, 64> m;
+                        const auto x = bytes_of<32>(a), y = bytes_of<32>(b);
+                        for (std::size_t j = 0; j < 32; ++j) m[j] = x[j], m[32 + j] = y[j];
+                        return value_of(hash(m));
+                    },
+                    input<party::alice, secure_uint<256>>, input<party::bob, secure_uint<256>>));
+            };
+        };
         v.push_back({"sha256", "SHA-256 of the 64-byte message a || b: Alice's 256-bit a, Bob's 256-bit b -> 256-bit digest",
-                     [] {
-                         return tandem::circuit<>(tandem::compile(
-                             [](const secure_uint<256>& a, const secure_uint<256>& b) {
-                                 std::array<secure_uint<8>, 64> m;
-                                 const auto x = bytes_of<32>(a), y = bytes_of<32>(b);
-                                 for (std::size_t j = 0; j < 32; ++j) m[j] = x[j], m[32 + j] = y[j];
-                                 return value_of(tandem::lib::sha256(m));
-                             },
-                             input<party::alice, secure_uint<256>>, input<party::bob, secure_uint<256>>));
-                     }});
+                     hash_of_halves([](const std::array<secure_uint<8>, 64>& m) { return tandem::lib::sha256(m); })});
         v.push_back({"sha3-256", "SHA3-256 of the 64-byte message a || b: Alice's 256-bit a, Bob's 256-bit b -> 256-bit digest",
-                     [] {
-                         return tandem::circuit<>(tandem::compile(
-                             [](const secure_uint<256>& a, const secure_uint<256>& b) {
-                                 std::array<secure_uint<8>, 64> m;
-                                 const auto x = bytes_of<32>(a), y = bytes_of<32>(b);
-                                 for (std::size_t j = 0; j < 32; ++j) m[j] = x[j], m[32 + j] = y[j];
-                                 return value_of(tandem::lib::sha3_256(m));
-                             },
-                             input<party::alice, secure_uint<256>>, input<party::bob, secure_uint<256>>));
-                     }});
+                     hash_of_halves([](const std::array<secure_uint<8>, 64>& m) { return tandem::lib::sha3_256(m); })});
         const auto float_op = [](auto op) {
             return [op] {
                 using f = tandem::secure_f32;
