@@ -4,6 +4,8 @@
 // untyped "both learn" run, and listening on port 0.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+
+#include "exception_text.hpp"
 #include <tandem/tandem.hpp>
 
 #include <cstdint>
@@ -31,15 +33,6 @@ auto mixed() {
         },
         input<party::alice, secure_int<32>>, input<party::bob, secure_int<8>>, input<party::alice, secure_bit>,
         input<party::bob, secure_int<32>>);
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const tandem::usage_error& e) {
-        return e.what();
-    }
-    return "(no usage_error)";
 }
 
 bits_t random_inputs(const tandem::circuit<>& c, std::mt19937_64& rng) {

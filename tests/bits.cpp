@@ -4,6 +4,8 @@
 // decimal-string doubling and 128-bit chunks above), and every error.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+
+#include "exception_text.hpp"
 #include <tandem/bits.hpp>
 
 #include <algorithm>
@@ -136,15 +138,6 @@ std::string pow2(std::size_t k) {
     std::vector<bool> b(k + 1);
     b[k] = true;
     return dec_by_doubling(b);
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const tandem::usage_error& e) {
-        return e.what();
-    }
-    return "(no usage_error)";
 }
 
 /// The values each width is tested with: edges, then random ones.

@@ -1,7 +1,10 @@
 // Test helper: the message of a captured exception.
 #pragma once
 
+#include <tandem/error.hpp>
+
 #include <exception>
+#include <functional>
 #include <string>
 
 /// what() of the exception in e, or "" if e is empty or not a std::exception.
@@ -13,4 +16,14 @@ inline std::string message_of(std::exception_ptr e) {
     } catch (...) {
     }
     return "";
+}
+
+/// what() of the usage_error f throws, or "(no usage_error)" if it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const tandem::usage_error& e) {
+        return e.what();
+    }
+    return "(no usage_error)";
 }
