@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
     if (want("wide")) cases.push_back({"wide", wide_circuit(65536, quick ? 16 : 64), quick ? 1 : 24});
     if (want("deep")) cases.push_back({"deep", deep_circuit(quick ? (1u << 20) : (1u << 24)), quick ? 1 : 6});
     if (want("aes128"))
-        cases.push_back({"aes128", tandem::bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt"), quick ? 100 : 10000});
+        cases.push_back({"aes128", tandem::bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt"), quick ? 100 : 10000});
     if (want("mul64")) cases.push_back({"mul64", mul64_circuit(quick ? 10 : 100), quick ? 1 : 30});
     // The same work as regions of many narrow instances (issue 15: lockstep).
     if (want("aes128-region")) cases.push_back({"aes128-region", aes_region_circuit<1000>(), quick ? 1 : 10});

@@ -173,7 +173,7 @@ void bench_mul64(const config& c, session& s) {
 }
 
 void bench_aes(const config& c, session& s) {
-    const circuit<> aes = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     const std::uint64_t runs = c.opt.quick ? 10 : 1000;
     std::vector<bool> key(128), text(128);
     std::mt19937_64 rng(128);
@@ -189,7 +189,7 @@ void bench_aes(const config& c, session& s) {
 }
 
 void bench_aes_batch(const config& c, session& s) {
-    const circuit<> aes = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     const std::uint64_t runs = c.opt.quick ? 10 : 1000;
     std::vector<bool> key(128), text(128);
     std::mt19937_64 rng(128);  // the aes case's inputs

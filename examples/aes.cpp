@@ -1,5 +1,5 @@
 // AES-128 as a secure function: Alice holds the key, Bob the plaintext; the
-// circuit is the Bristol Fashion AES-128 of ../shared/vectors. By default the
+// circuit is the Bristol Fashion AES-128 of tests/data (--circuit: another file). By default the
 // inputs are the FIPS-197 Appendix C.1 vector and the result is checked.
 //
 //   aes --local [--key <32 hex>] [--plaintext <32 hex>] [--repeat <n>] [--expect <32 hex>]
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     std::string key = "000102030405060708090a0b0c0d0e0f";  // FIPS-197 C.1
     std::string plaintext = "00112233445566778899aabbccddeeff";
     const std::string fips_ciphertext = "69c4e0d86a7b0430d8cdb78070b4c55a";
-    std::string circuit_path = TANDEM_SHARED_DIR "/vectors/aes_128.txt";
+    std::string circuit_path = TANDEM_DATA_DIR "/aes_128.txt";
     std::string expect;
     long repeat = 1;
     example::cli cli;

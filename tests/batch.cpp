@@ -33,7 +33,7 @@ auto millionaires() {
 }
 
 const circuit<>& bristol_aes() {
-    static const circuit<> c = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    static const circuit<> c = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     return c;
 }
 

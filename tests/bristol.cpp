@@ -15,7 +15,7 @@ using namespace tandem;
 
 namespace {
 
-const std::string aes_path = TANDEM_SHARED_DIR "/vectors/aes_128.txt";
+const std::string aes_path = TANDEM_DATA_DIR "/aes_128.txt";
 
 circuit<> round_trip(const circuit<>& c) {
     std::stringstream s;

@@ -29,7 +29,7 @@ extern char** environ;
 namespace {
 
 const std::string runner = TANDEM_RUN;
-const std::string aes_file = std::string(TANDEM_SHARED_DIR) + "/vectors/aes_128.txt";
+const std::string aes_file = std::string(TANDEM_DATA_DIR) + "/aes_128.txt";
 
 /// A started tandem-run process with its stdout and stderr on pipes.
 struct process {

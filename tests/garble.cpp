@@ -74,7 +74,7 @@ TEST_CASE("garble.laws_circuits") {
 }
 
 TEST_CASE("garble.aes128") {
-    const circuit<> aes = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     std::mt19937_64 rng(20261122);
     for (int t = 0; t < 5; ++t) {
         std::vector<std::vector<bool>> in(2, std::vector<bool>(128));
@@ -138,7 +138,7 @@ void check_kernels_agree(const circuit<>& c, std::uint64_t seed) {
 TEST_CASE("garble.isa_kernels_agree") {
     using U = laws::sint<32, false>;
     const circuit<> ops = compile(laws::all_ops<32, false>, input<party::alice, U>, input<party::bob, U>);
-    const circuit<> aes = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     for (std::uint64_t seed : {1u, 2u}) {
         check_kernels_agree<mitccr_hash>(ops, seed);
         check_kernels_agree<fixed_key_hash>(ops, seed + 10);

@@ -457,11 +457,11 @@ TEST_CASE("lib.aes.sp800_38a_ecb") {
 // ---- Agreement with other implementations -------------------------------------
 
 TEST_CASE("lib.aes.bristol_aes128_bit_for_bit") {
-    // ../shared/vectors/README.md: key is input 0, plaintext input 1; a
+    // tests/data/README.md: key is input 0, plaintext input 1; a
     // 16-byte string is a big-endian integer and wire j carries its bit j,
     // so bit k of byte i is wire 8 (15 - i) + k. Both circuits run in
     // plaintext, 64 input sets per pass.
-    const circuit<> bristol = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    const circuit<> bristol = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     const circuit_data& d = bristol.data();
     REQUIRE(d.inputs.size() == 2);
     REQUIRE(d.inputs[0].bits == 128);

@@ -112,7 +112,7 @@ void check_laws_two_party(int runs, std::uint64_t seed) {
 }
 
 const circuit<>& aes() {
-    static const circuit<> c = bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt");
+    static const circuit<> c = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     return c;
 }
 

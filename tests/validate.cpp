@@ -300,7 +300,7 @@ std::vector<circuit<>> tandem_made() {
         input<party::alice, std::array<U8, 6>>, input<party::bob, std::array<U8, 6>>));
     cs.push_back(compile([](secure_int<16> a, secure_int<16> b) { return std::tuple{a / (b | 1), a * b, ~a}; },
                          input<party::alice, secure_int<16>>, input<party::bob, secure_int<16>>));
-    cs.push_back(bristol::read_file(TANDEM_SHARED_DIR "/vectors/aes_128.txt"));
+    cs.push_back(bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt"));
     return cs;
 }
 
