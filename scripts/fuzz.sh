@@ -2,8 +2,9 @@
 # Fuzzes tandem with its libFuzzer harnesses (fuzz/README.md):
 #   scripts/fuzz.sh NAME SECONDS   build fuzz_NAME if needed (preset fuzz, build/fuzz) and
 #                                  fuzz it for SECONDS, starting from its seeds and kept findings
-#   scripts/fuzz.sh all SECONDS    every harness marked "on" in fuzz/harnesses.txt, in turn (CI: 60)
-#   scripts/fuzz.sh list           the harnesses and whether "all" runs them
+#   scripts/fuzz.sh all SECONDS    every harness marked "on" in fuzz/harnesses.txt, SECONDS each, in turn
+#   scripts/fuzz.sh budget SECONDS the same harnesses sharing SECONDS in all, evenly (CI: 210)
+#   scripts/fuzz.sh list           the harnesses and whether "all" and "budget" run them
 # Exits non-zero if any harness found something: a crash, a sanitizer report, a leak, an input
 # slower than TANDEM_FUZZ_TIMEOUT, memory beyond TANDEM_FUZZ_RSS_MB, or a wrong answer. The
 # input that did it is kept under build/fuzz/runs/NAME/artifacts/; see fuzz/README.md for
@@ -72,13 +73,19 @@ case "$cmd" in
   list)
     awk '/^[a-z_]+[ \t]+(on|off)/ { print $1 ($2 == "on" ? "" : "  (built only: not in \"all\")") }' fuzz/harnesses.txt
     ;;
-  all)
-    (($# == 2)) || usage
+  all | budget)
+    (($# == 2)) && [[ $2 =~ ^[0-9]+$ ]] || usage
     mapfile -t names < <(harnesses on)
+    seconds=$2
+    if [[ $cmd == budget ]]; then
+      # The build is not part of the budget; each harness gets at least 10 s.
+      seconds=$(($2 / ${#names[@]}))
+      ((seconds >= 10)) || seconds=10
+    fi
     build_harnesses "${names[@]}"
     failed=()
     for name in "${names[@]}"; do
-      fuzz_one "$name" "$2" || failed+=("$name")
+      fuzz_one "$name" "$seconds" || failed+=("$name")
     done
     if ((${#failed[@]} > 0)); then
       echo "!! findings in: ${failed[*]}"

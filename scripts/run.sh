@@ -51,9 +51,13 @@ case "$cmd" in
   test)
     preset=${1:-release}
     bash scripts/setup-deps.sh
+    start=$SECONDS
     cmake --preset "$preset"
     cmake --build --preset "$preset" -j "$jobs"
+    echo "== $preset: configure and build took $((SECONDS - start)) s"
+    start=$SECONDS
     ctest --preset "$preset" -j "$jobs"
+    echo "== $preset: ctest took $((SECONDS - start)) s"
     ;;
   *)
     usage

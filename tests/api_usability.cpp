@@ -2,7 +2,6 @@
 // without circuit_data, going from all input values (eval_plain_bits) to one
 // party's (session::run_bits), error messages that count both ways, the
 // untyped "both learn" run, and listening on port 0.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "exception_text.hpp"
@@ -18,6 +17,8 @@
 #include <thread>
 #include <tuple>
 #include <vector>
+
+namespace api_usability_tests {
 
 using tandem::input, tandem::party, tandem::secure_int, tandem::secure_bit;
 using bits_t = std::vector<std::vector<bool>>;
@@ -236,3 +237,5 @@ TEST_CASE("api_usability.listener_errors") {
     CHECK_THROWS_WITH_AS(tandem::listener(0, "not-an-address"), doctest::Contains("is not an IP address"),
                          tandem::usage_error);
 }
+
+}  // namespace api_usability_tests

@@ -1,7 +1,6 @@
 // The benchmark applications of paper 001 §6.2 (examples/apps.hpp), in
 // plaintext: the circuit with parallel regions, the circuit written with plain
 // loops and the C++ reference agree, at the paper's sizes and at small ones.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "../examples/apps.hpp"
@@ -10,6 +9,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+
+namespace apps_tests {
 
 namespace {
 
@@ -287,3 +288,5 @@ TEST_CASE("apps.stats") {
     CHECK(mexp_full().stats().input_bits_alice == 32 * 32);
     CHECK(mvmul_full().stats().output_bits == 16 * 64);
 }
+
+}  // namespace apps_tests

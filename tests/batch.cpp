@@ -4,7 +4,6 @@
 // results for every set (typed and untyped; 1 and 2 threads, with and
 // without IPP, both hashes, every reveal); runs and batches mix in one
 // session; mismatched batch sizes fail both sides with a message saying so.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "memory_sessions.hpp"
 #include "random_inputs.hpp"
 
@@ -19,6 +18,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace batch_tests {
 
 using namespace tandem;
 using namespace tandem::test;
@@ -409,3 +410,5 @@ TEST_CASE("batch.one_header_and_one_ot_extension") {
     // each), his 4 output labels.
     CHECK(sb.bytes_sent == header + 8 + 128 * 16 + 4 * 16);
 }
+
+}  // namespace batch_tests

@@ -2,7 +2,6 @@
 // values, at widths around every word boundary, against references that do
 // not share its code (unsigned __int128 arithmetic and printf up to 128 bits,
 // decimal-string doubling and 128-bit chunks above), and every error.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "exception_text.hpp"
@@ -15,6 +14,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+namespace bits_tests {
 
 using tandem::bits_from_bytes;
 using tandem::bits_from_decimal;
@@ -364,3 +365,5 @@ TEST_CASE("bits.errors") {
     CHECK(error_of([] { bits_from_string("0x1g", 8); }) ==
           "hex value '0x1g' has a character that is not a hex digit: 'g" + digits_hint);
 }
+
+}  // namespace bits_tests

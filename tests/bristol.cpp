@@ -1,6 +1,5 @@
 // Bristol Fashion: the external AES-128 vector, export/import round trips and
 // malformed files.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "hex_bits.hpp"
@@ -10,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace bristol_tests {
 
 using namespace tandem;
 
@@ -290,3 +291,5 @@ TEST_CASE("bristol.mutated_old_files_throw_or_parse") {
     CHECK(rejected > 0);
     MESSAGE("mutations: " << parsed << " parsed, " << rejected << " rejected");
 }
+
+}  // namespace bristol_tests

@@ -1,5 +1,4 @@
 // The recorded circuit: levelling, slot assignment, steps, stats and misuse.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
@@ -7,6 +6,8 @@
 #include <numeric>
 #include <set>
 #include <string>
+
+namespace circuit_tests {
 
 using namespace tandem;
 
@@ -232,3 +233,5 @@ TEST_CASE("circuit.fingerprint") {
     CHECK(!(a1.fingerprint() == b.fingerprint()));
     CHECK(!(a1.fingerprint() == swapped.fingerprint()));  // owners are part of it
 }
+
+}  // namespace circuit_tests

@@ -1,7 +1,6 @@
 // tandem-run driven as a user drives it: real processes, real TCP between
 // them, Bristol files in both formats, built-ins, and bad input of every kind
 // (one line on stderr, exit status 2; a failed run exit status 1).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <tandem/bits.hpp>
@@ -24,7 +23,9 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
+extern char** environ;  // POSIX: declared by no header; global, so outside cli_tests
+
+namespace cli_tests {
 
 namespace {
 
@@ -402,3 +403,5 @@ TEST_CASE("cli: a failed run: exit status 1 with what happened (no peer, differe
         CHECK(contains(a.err, "the parties hold different circuits"));
     }
 }
+
+}  // namespace cli_tests

@@ -8,7 +8,6 @@
 // same y at every step, and the terms of y that each product recomputes are
 // merged once per segment. The checks bound that effect; a value kept alive
 // by a cut would cost a whole product.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
@@ -16,6 +15,8 @@
 #include <cstdint>
 #include <random>
 #include <vector>
+
+namespace compile_segments_tests {
 
 using namespace tandem;
 
@@ -148,3 +149,5 @@ TEST_CASE("compile.segments.many_live_inputs") {
     INFO("seed " << seed);
     CHECK(c.eval_plain(v) == acc);
 }
+
+}  // namespace compile_segments_tests

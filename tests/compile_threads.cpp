@@ -1,11 +1,12 @@
 // Compiling is thread-safe: one builder per compile call, no shared state.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
 #include <atomic>
 #include <thread>
 #include <vector>
+
+namespace compile_threads_tests {
 
 using namespace tandem;
 
@@ -93,3 +94,5 @@ TEST_CASE("compile.threads.large_circuits_share_the_block_cache") {
     for (auto& th : threads) th.join();
     CHECK(mismatches == 0);
 }
+
+}  // namespace compile_threads_tests

@@ -2,7 +2,6 @@
 // (dsl/constant_divide.hpp, dsl/constant_multiply.hpp): the laws of C++ on
 // widths 1..128 for many divisors, exact AND counts, garbled == plaintext, and
 // MExp (examples/apps.hpp), which reduces modulo a public m.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "laws.hpp"
 #include "memory_sessions.hpp"
 
@@ -14,6 +13,8 @@
 #include <random>
 #include <tuple>
 #include <vector>
+
+namespace constant_divisors_tests {
 
 using namespace tandem;
 using laws::u128;
@@ -371,3 +372,5 @@ TEST_CASE("constant_divisors.mexp_size") {
     CHECK(st.and_gates * 100 <= 9431255ull * 55);
     CHECK(st.executed_gates < 21500000ull);
 }
+
+}  // namespace constant_divisors_tests

@@ -33,7 +33,6 @@ constexpr bool tandem_crypto = false;
 #endif
 }  // namespace probe
 
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <array>

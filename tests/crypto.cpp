@@ -1,16 +1,18 @@
 // crypto/: AES-128 against FIPS-197, the batched and multi-key paths against
 // each other, the PRG and the hash.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "isa.hpp"
 
 #include <tandem/crypto/aes.hpp>
+#include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 
 #include <cstdlib>
 #include <string>
+
+namespace crypto_tests {
 
 using namespace tandem;
 using tandem::test::for_each_isa;
@@ -149,7 +151,6 @@ TEST_CASE("crypto.hash.batched_equals_scalar") {
     });
 }
 
-#include <tandem/crypto/fixed_key_hash.hpp>
 
 TEST_CASE("crypto.fixed_key_hash.batched_equals_scalar") {
     for_each_isa([](aes_isa) {
@@ -198,3 +199,5 @@ TEST_CASE("crypto.hash.key_cache_for_chains") {
         }
     });
 }
+
+}  // namespace crypto_tests

@@ -4,7 +4,6 @@
 // computes; the same recording always lays out the same circuit (both
 // parties, Bristol export and import); streamed runs, region bodies and
 // garbled runs agree with plaintext.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "memory_sessions.hpp"
@@ -18,6 +17,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace cse_tests {
 
 using namespace tandem;
 using namespace tandem::test;
@@ -320,3 +321,5 @@ TEST_CASE("cse.garbled_run_equals_plaintext") {
     CHECK(std::get<0>(expected) == ((a * b) ^ ((a * b) >> 3)));
     CHECK(std::get<1>(expected) == (a + b) * (a + b));
 }
+
+}  // namespace cse_tests

@@ -1,12 +1,13 @@
 // Gate counts: every building block uses the best known construction, and
 // the AND count of each is asserted here (docs/DESIGN.md §2, issue 2).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
 #include <bit>
 #include <cstdint>
 #include <sstream>
+
+namespace dsl_gate_counts_tests {
 
 using namespace tandem;
 
@@ -175,3 +176,5 @@ TEST_CASE("dsl.gate_counts.folding") {
     CHECK(ands<U16>([](U16 a, U16) { return a < 100; }) <= 16);
     CHECK(ands<U16>([](U16 a, U16 b) { return select(a == b, a, 0); }) == 15 + 16);
 }
+
+}  // namespace dsl_gate_counts_tests

@@ -1,7 +1,8 @@
 // Laws, wide widths: every operator on 10,000 random operand pairs per width
 // (one in eight drawn from edge values), fixed seeds.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "laws.hpp"
+
+namespace dsl_laws_wide_tests {
 
 TEST_CASE_TEMPLATE_DEFINE("dsl.laws.random", W, laws_random) {
     constexpr std::size_t n = W::value;
@@ -12,3 +13,5 @@ TEST_CASE_TEMPLATE_INVOKE(laws_random, std::integral_constant<std::size_t, 16>, 
                           std::integral_constant<std::size_t, 32>, std::integral_constant<std::size_t, 33>,
                           std::integral_constant<std::size_t, 64>, std::integral_constant<std::size_t, 65>,
                           std::integral_constant<std::size_t, 128>);
+
+}  // namespace dsl_laws_wide_tests

@@ -41,7 +41,6 @@
 // Each party runs its program twice, so a party whose own run could finish
 // before the peer noticed (its last bytes truncated) meets the failure in
 // the second run.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "../examples/apps.hpp"
@@ -63,6 +62,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+namespace faults_tests {
 
 using namespace tandem;
 using namespace tandem::test;
@@ -662,3 +663,5 @@ TEST_CASE("faults.slow_peer_does_not_make_the_fast_one_buffer") {
         CHECK(reader.peak_rss < rss0 + (std::uint64_t{64} << 20));
     }
 }
+
+}  // namespace faults_tests

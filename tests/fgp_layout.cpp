@@ -14,7 +14,6 @@
 // on the segments of a streamed run (slots from the run's pool), and on a
 // compile laid out in many segments; the circuits still validate, and
 // garbling with 2 workers (every level split) decodes to the plaintext result.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "random_inputs.hpp"
@@ -30,6 +29,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+namespace fgp_layout_tests {
 
 using namespace tandem;
 using namespace tandem::test;
@@ -343,3 +344,5 @@ TEST_CASE("fgp_layout.sort_slots_sorts") {
             }
         }
 }
+
+}  // namespace fgp_layout_tests

@@ -1,6 +1,5 @@
 // gc/: decode(evaluate(garble(c))) equals eval_plain(c) on the laws circuits
 // and Bristol AES-128; table size; determinism; misuse.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "isa.hpp"
 #include "laws.hpp"
 
@@ -8,6 +7,8 @@
 #include <tandem/gc/half_gates.hpp>
 
 #include <random>
+
+namespace garble_tests {
 
 using namespace tandem;
 
@@ -192,3 +193,5 @@ TEST_CASE("garble.misuse") {
     CHECK_THROWS_AS(gc::evaluate(c, g.hash_start, reader, std::span<const block>(labels).first(15)), usage_error);
     CHECK_THROWS_AS(gc::decode(std::vector<block>(3), g.output), usage_error);
 }
+
+}  // namespace garble_tests

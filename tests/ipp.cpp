@@ -4,7 +4,6 @@
 // applications and random mixed programs give what plaintext and non-IPP
 // runs give, with 1, 2 and 4 threads; handshake mismatches; a link cut in
 // either world fails both parties without hanging.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "exception_text.hpp"
@@ -24,6 +23,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+namespace ipp_tests {
 
 using namespace tandem;
 using namespace tandem::test;
@@ -522,3 +523,5 @@ TEST_CASE("ipp.session.link_cut_in_either_world_fails_both_parties") {
             CHECK(seconds < 8);
         }
 }
+
+}  // namespace ipp_tests

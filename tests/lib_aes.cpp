@@ -2,7 +2,6 @@
 // FIPS-197 and SP 800-38A vectors, bit-for-bit agreement with the Bristol
 // Fashion AES-128, a plain reference AES on random inputs, exact AND counts,
 // garbled two-party runs, a streamed run and many blocks under one key.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "memory_sessions.hpp"
@@ -20,6 +19,8 @@
 #include <string_view>
 #include <tuple>
 #include <vector>
+
+namespace lib_aes_tests {
 
 using namespace tandem;
 
@@ -601,3 +602,5 @@ TEST_CASE("lib.aes.garbled_many_blocks_two_threads") {
     CHECK(bob_got == want);
     for (std::size_t i = 0; i < n_blocks; ++i) CHECK(want[i] == ref::encrypt(key, blocks[i]));
 }
+
+}  // namespace lib_aes_tests

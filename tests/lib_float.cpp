@@ -9,7 +9,6 @@
 // small segments. binary16 and bfloat16 run against a double-based reference
 // (the code is generic in E and M). Seeds are fixed and printed on failure.
 // Under TANDEM_SANITIZED the random sweeps are 10x smaller.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "memory_sessions.hpp"
@@ -30,6 +29,8 @@
 #include <sstream>
 #include <tuple>
 #include <vector>
+
+namespace lib_float_tests {
 
 using namespace tandem;
 
@@ -650,3 +651,5 @@ TEST_CASE("lib.float.other_formats") {
     sweep_small<4, 3>(604, 0);  // 8 bits: every pair
     sweep_small<2, 5>(605, 0);  // the smallest exponent (bias 1), every pair
 }
+
+}  // namespace lib_float_tests

@@ -16,7 +16,6 @@
 // 100,000, or 10,000 when TANDEM_SANITIZED is defined (the sanitizer
 // presets); the 128-bit ones a tenth of that. binary16 → binary32 and
 // bfloat16 → binary32 are exhaustive. Seeds are fixed and printed on failure.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "memory_sessions.hpp"
@@ -37,6 +36,8 @@
 #include <tuple>
 #include <type_traits>
 #include <vector>
+
+namespace lib_float_ops_tests {
 
 using tandem::input;
 using tandem::party;
@@ -952,3 +953,5 @@ TEST_CASE("lib.float.int128") {
         CHECK(have == want);
     }
 }
+
+}  // namespace lib_float_ops_tests

@@ -4,7 +4,6 @@
 // counts, a garbled two-party run and a streamed run equal to plaintext;
 // the same for Keccak-f[1600] and SHA-3 (FIPS 202) with a plain Keccak here.
 // Under TANDEM_SANITIZED the random-length sweep takes fewer lengths.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "memory_sessions.hpp"
@@ -22,6 +21,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace lib_sha_tests {
 
 using namespace tandem;
 using tandem::test::rethrow;
@@ -535,3 +536,5 @@ TEST_CASE("lib.sha3.garbled_and_streamed") {
         CHECK(streamed.last_run().and_gates == c.stats().and_gates);
     }
 }
+
+}  // namespace lib_sha_tests

@@ -2,7 +2,6 @@
 // principle, exhaustively for small n), the secure sort equals std::sort in
 // plaintext, garbled (1 and 2 threads, IPP) and streamed, AND counts, stable
 // sorting of key/payload pairs, and the set-intersection cardinality.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "memory_sessions.hpp"
@@ -18,6 +17,8 @@
 #include <set>
 #include <tuple>
 #include <vector>
+
+namespace lib_sort_tests {
 
 using namespace tandem;
 using tandem::test::make_wiring;
@@ -285,3 +286,5 @@ TEST_CASE("lib.psi_cardinality") {
     CHECK(got_a == 4);
     CHECK(got_b == 4);
 }
+
+}  // namespace lib_sort_tests

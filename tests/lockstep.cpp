@@ -5,7 +5,6 @@
 // for instance counts that leave partial groups; and a scalar model of the
 // documented tweak order (group by group, level by level, gate-major) gives
 // byte for byte the tables the kernels write, every tweak used exactly once.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "random_inputs.hpp"
@@ -18,6 +17,8 @@
 #include <random>
 #include <set>
 #include <vector>
+
+namespace lockstep_tests {
 
 using namespace tandem;
 using namespace tandem::test;
@@ -307,3 +308,5 @@ TEST_CASE("lockstep.tweak_model") {
     check_model(mixed_region<23>(), 1602);
     check_model(mul_region<5>(), 1603);
 }
+
+}  // namespace lockstep_tests

@@ -1,6 +1,5 @@
 // Channels: buffering, byte counts, deadlines and closed peers, over the
 // in-memory pair and over real loopback TCP.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <tandem/net/memory.hpp>
@@ -12,6 +11,8 @@
 #include <random>
 #include <thread>
 #include <vector>
+
+namespace net_tests {
 
 using namespace tandem;
 using namespace std::chrono_literals;
@@ -167,3 +168,5 @@ TEST_CASE("net.unknown_host_is_a_network_error_within_the_deadline") {
     CHECK_THROWS_AS(net::tcp_connect("no-such-host.invalid", 7766, 2s), network_error);
     CHECK(net::clock::now() - t0 < 10s);
 }
+
+}  // namespace net_tests

@@ -1,7 +1,6 @@
 // ot/: the bit-matrix transpose against a bit-by-bit reference, the base OTs,
 // and IKNP correlated OT extension, two parties in two threads over an
 // in-memory channel pair.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/net/memory.hpp>
@@ -16,6 +15,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+namespace ot_tests {
 
 using namespace tandem;
 
@@ -391,3 +392,5 @@ TEST_CASE("ot.iknp_throughput") {
                                            << m / send_s / 1e6 << " M/s, both in two threads over net::memory_pair "
                                            << m / both_s / 1e6 << " M/s");
 }
+
+}  // namespace ot_tests

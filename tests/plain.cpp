@@ -1,6 +1,5 @@
 // Plaintext mode: typed inputs and outputs, the plain type mapping, batches,
 // Hana structs, arrays, widths beyond 128 bits, resize/concat/bit access.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
@@ -11,6 +10,8 @@
 #include <random>
 #include <tuple>
 #include <type_traits>
+
+namespace plain_tests {
 
 using namespace tandem;
 
@@ -37,10 +38,13 @@ struct record {
     BOOST_HANA_DEFINE_STRUCT(record, (secure_uint<16>, id), (std::array<secure_bit, 3>, flags), (point, where));
 };
 }  // namespace geo
+}  // namespace plain_tests
+// An explicit specialization lives at namespace scope, outside plain_tests.
 template <>
-struct tandem::plain_struct<geo::point> {
-    using type = geo::plain_point;
+struct tandem::plain_struct<plain_tests::geo::point> {
+    using type = plain_tests::geo::plain_point;
 };
+namespace plain_tests {
 
 TEST_CASE("plain.small_widths_sign_extend") {
     using I = secure_int<12>;
@@ -322,3 +326,5 @@ TEST_CASE("plain.bare_secure_bit_result") {
     const std::vector<std::tuple<std::int32_t, std::int32_t>> sets{{1, 2}, {2, 1}, {-7, 0}, {0, 0}};
     CHECK(c.eval_plain_batch(sets) == std::vector<bool>{true, false, true, false});
 }
+
+}  // namespace plain_tests

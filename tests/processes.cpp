@@ -2,7 +2,6 @@
 // examples run as --party alice and --party bob; a peer killed or frozen
 // mid-run (also with worker links) makes the other fail with a clear error
 // within its deadline.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <tandem/net/tcp.hpp>
@@ -22,7 +21,9 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
+extern char** environ;  // POSIX: declared by no header; global, so outside processes_tests
+
+namespace processes_tests {
 
 using namespace std::chrono_literals;
 
@@ -260,3 +261,5 @@ TEST_CASE("processes.streamed_runs_of_different_sizes_fail_with_both_sizes") {
     CHECK(alice.err().find("500 x 20 bits") != std::string::npos);
     CHECK(alice.err().find("1000 x 20 bits") != std::string::npos);
 }
+
+}  // namespace processes_tests

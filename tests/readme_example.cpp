@@ -1,5 +1,4 @@
 // The README's example, kept compiling and correct.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/lib/aes.hpp>
 #include <tandem/lib/float.hpp>
@@ -14,6 +13,8 @@
 #include <thread>
 #include <tuple>
 #include <vector>
+
+namespace readme_example_tests {
 
 using tandem::secure_int, tandem::party, tandem::input;
 
@@ -110,3 +111,5 @@ TEST_CASE("readme.standard_library") {
                                             0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4, 0xc5, 0x5a};
     CHECK(ciphertext == fips);
 }
+
+}  // namespace readme_example_tests

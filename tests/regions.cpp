@@ -5,7 +5,6 @@
 // through regions; gc::garble and exec::garble with 1..4 workers (and FGP)
 // decode to the plaintext result; sessions with threads = 1, 2, 4 over
 // in-memory worker links, thread mismatches and a worker link cut mid-run.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "exception_text.hpp"
@@ -32,6 +31,8 @@
 #include <thread>
 #include <tuple>
 #include <vector>
+
+namespace regions_tests {
 
 using namespace tandem;
 using namespace tandem::test;
@@ -1280,3 +1281,5 @@ TEST_CASE("regions.session.first_step_without_worker_0") {
     CHECK(ra == expected);
     CHECK(rb == expected);
 }
+
+}  // namespace regions_tests

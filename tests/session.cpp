@@ -2,7 +2,6 @@
 // garbled two-party result equals plaintext mode (laws circuits, AES-128,
 // typed values), who learns the output, handshake mismatches, bad inputs,
 // and damaged or cut streams.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "exception_text.hpp"
 #include "hex_bits.hpp"
 #include "laws.hpp"
@@ -15,6 +14,8 @@
 #include <functional>
 #include <random>
 #include <thread>
+
+namespace session_tests {
 
 using namespace tandem;
 using namespace std::chrono_literals;
@@ -489,3 +490,5 @@ TEST_CASE("session.failed_run_breaks_the_session") {
         });
     rethrow(o);
 }
+
+}  // namespace session_tests

@@ -4,7 +4,6 @@
 // whose stack is 160 KiB. Anything in tandem that held the inputs, the
 // result or a copy of the plain values on the stack would overflow it and
 // crash the test.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
@@ -18,6 +17,8 @@
 #include <random>
 #include <string>
 #include <tuple>
+
+namespace small_stack_tests {
 
 using namespace tandem;
 
@@ -116,3 +117,5 @@ TEST_CASE("small_stack.streamed_run") {
     CHECK(sum == plain_sum((*in)[0], (*in)[1]));
     CHECK(first == (*in)[0][0]);
 }
+
+}  // namespace small_stack_tests

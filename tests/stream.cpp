@@ -3,7 +3,6 @@
 // gives, for every segment size down to one AND; values opened in the middle
 // steer the rest; regions work inside a stream; the label array stays
 // bounded while the function grows; misuse is a usage_error.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "../examples/stream_apps.hpp"
@@ -20,6 +19,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace stream_tests {
 
 namespace {
 
@@ -245,3 +246,5 @@ TEST_CASE("stream.misuse_is_a_usage_error") {
     const std::vector<std::uint8_t> two{1, 2};
     CHECK(thrown_by([&] { in_region.eval_plain(two); }).find("inside a parallel region") != std::string::npos);
 }
+
+}  // namespace stream_tests

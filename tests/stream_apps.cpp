@@ -3,7 +3,6 @@
 // on random and edge inputs, read their inputs once each and in order, run on
 // std::array, std::vector and std::span inputs, and cost exactly the ANDs the
 // header derives.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "../examples/stream_apps.hpp"
@@ -17,6 +16,8 @@
 #include <span>
 #include <tuple>
 #include <vector>
+
+namespace stream_apps_tests {
 
 namespace {
 
@@ -399,3 +400,5 @@ TEST_CASE("stream_apps.edit_distance.ands") {
     CHECK(apps::edit_distance_grid_ands(n, n, 1) == 83'808'273);
     CHECK(2 * n - 1 - std::popcount(2 * n - 1) == 8'177);
 }
+
+}  // namespace stream_apps_tests

@@ -4,7 +4,6 @@
 // compiled ones; results and opened values reach only whom they are for;
 // mismatched programs fail at the first differing segment; a cut link fails
 // both sides quickly; progress is reported.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "../examples/stream_apps.hpp"
@@ -19,6 +18,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace stream_session_tests {
 
 namespace {
 
@@ -293,3 +294,5 @@ TEST_CASE("stream_session.regions_run_on_the_session_workers") {
         else CHECK(main_sent == all_sent);
     }
 }
+
+}  // namespace stream_session_tests

@@ -2,7 +2,6 @@
 // checked before any engine runs it. One hand-made defect per check, the
 // circuits tandem makes itself still accepted, and random mutations of valid
 // circuits either refused or run (plaintext, plans, garbling) without harm.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tandem/tandem.hpp>
 
@@ -14,6 +13,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace validate_tests {
 
 using namespace tandem;
 
@@ -474,3 +475,5 @@ TEST_CASE("validate.plan_must_fit_its_circuit") {
                                                      std::span<gc::table_reader* const>(sources), labels),
                          doctest::Contains("step 1 is a region of 2 instances"), usage_error);
 }
+
+}  // namespace validate_tests

@@ -2,7 +2,6 @@
 // Both files garble the same function with the same seed: their tables must
 // be equal, and both runs must give the plaintext result, whichever kernels
 // run (AES-NI, and VAES where the CPU has it).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "../isa.hpp"
