@@ -1,16 +1,18 @@
 # Builds and runs tests/package/consumer against tandem the way a user would.
 #
-#   cmake -DMODE=find_package|add_subdirectory -DTANDEM_SOURCE_DIR=… -DCONSUMER_DIR=…
-#         -DWORK_DIR=… -DGENERATOR=… [-DMAKE_PROGRAM=…] [-DCXX_COMPILER=…]
+#   cmake -DMODE=find_package|add_subdirectory -DTANDEM_SOURCE_DIR=… -DTANDEM_BUILD_DIR=…
+#         -DCONSUMER_DIR=… -DWORK_DIR=… -DGENERATOR=… [-DMAKE_PROGRAM=…] [-DCXX_COMPILER=…]
 #         -P run_consumer.cmake
 #
-# find_package:     configure tandem alone (no tests), install it into WORK_DIR/prefix,
-#                   then build the consumer with CMAKE_PREFIX_PATH=WORK_DIR/prefix.
+# find_package:     install the build tree TANDEM_BUILD_DIR (this one, built as a user
+#                   builds before installing) into WORK_DIR/prefix, then build the
+#                   consumer with CMAKE_PREFIX_PATH=WORK_DIR/prefix. (Installing a second
+#                   tree configured alone would compile tandem-run again: 80 s of CI.)
 # add_subdirectory: build the consumer with tandem's source tree as a subdirectory.
 # Any failing step stops with FATAL_ERROR and that step's output.
 cmake_minimum_required(VERSION 3.21)
 
-foreach(var MODE TANDEM_SOURCE_DIR CONSUMER_DIR WORK_DIR GENERATOR)
+foreach(var MODE TANDEM_SOURCE_DIR TANDEM_BUILD_DIR CONSUMER_DIR WORK_DIR GENERATOR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "run_consumer.cmake: ${var} is not set")
   endif()
@@ -43,13 +45,8 @@ file(MAKE_DIRECTORY "${WORK_DIR}")
 set(consumer_build "${WORK_DIR}/consumer-build")
 
 if(MODE STREQUAL "find_package")
-  set(tandem_build "${WORK_DIR}/tandem-build")
   set(prefix "${WORK_DIR}/prefix")
-  step("configure tandem" "${CMAKE_COMMAND}" -S "${TANDEM_SOURCE_DIR}" -B "${tandem_build}" ${common_args}
-    -DTANDEM_TESTS=OFF -DTANDEM_EXAMPLES=OFF -DTANDEM_BENCHMARKS=OFF -DTANDEM_INSTALL=ON
-    "-DCMAKE_INSTALL_PREFIX=${prefix}")
-  step("build tandem" "${CMAKE_COMMAND}" --build "${tandem_build}" --config ${config})
-  step("install tandem" "${CMAKE_COMMAND}" --install "${tandem_build}" --config ${config} --prefix "${prefix}")
+  step("install tandem" "${CMAKE_COMMAND}" --install "${TANDEM_BUILD_DIR}" --prefix "${prefix}")
   # tandem-run is installed with the package and runs from there.
   set(installed_runner "${prefix}/bin/tandem-run")
   if(NOT EXISTS "${installed_runner}")
