@@ -3,7 +3,7 @@
 #   scripts/fuzz.sh NAME SECONDS   build fuzz_NAME if needed (preset fuzz, build/fuzz) and
 #                                  fuzz it for SECONDS, starting from its seeds and kept findings
 #   scripts/fuzz.sh all SECONDS    every harness marked "on" in fuzz/harnesses.txt, SECONDS each, in turn
-#   scripts/fuzz.sh budget SECONDS the same harnesses sharing SECONDS in all, evenly (CI: 140)
+#   scripts/fuzz.sh budget SECONDS the same harnesses sharing SECONDS in all, evenly (CI: 105)
 #   scripts/fuzz.sh list           the harnesses and whether "all" and "budget" run them
 # Exits non-zero if any harness found something: a crash, a sanitizer report, a leak, an input
 # slower than TANDEM_FUZZ_TIMEOUT, memory beyond TANDEM_FUZZ_RSS_MB, or a wrong answer. The
