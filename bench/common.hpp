@@ -2,6 +2,8 @@
 // --json, --reps N, --threads N, --quick; median and minimum of the repetitions.
 #pragma once
 
+#include <tandem/crypto/isa.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -117,6 +119,7 @@ public:
     record(const std::string& bench, const std::string& cas) {
         add_string("bench", bench).add_string("case", cas);
         add_string("cpu", cpu_model()).add("nproc", std::thread::hardware_concurrency());
+        add_string("isa", tandem::to_string(tandem::active_aes_isa()));  // the AES kernels this process runs
     }
     record& add_string(const std::string& k, const std::string& v) {
         std::string quoted(1, '"');  // appended, not "\"" + ...: GCC 12 warns (-Wrestrict) on that

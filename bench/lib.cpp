@@ -361,6 +361,7 @@ int main(int argc, char** argv) {
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
                          "bench_lib [--case functions|sort|all] [--keys LOG2]");
+    if (!c.opt.json && !c.is_bob) std::printf("AES kernels: %s\n", tandem::to_string(tandem::active_aes_isa()));
     if (c.opt.quick) c.log2_keys = std::min(c.log2_keys, 10u);
     if (c.log2_keys < 2 || c.log2_keys > 24) {
         std::cerr << "bench_lib: --keys must be in 2..24\n";

@@ -372,6 +372,7 @@ int main(int argc, char** argv) {
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
                          "bench_two_party [--case <name>] [--hash rekeyed|fixed-key]");
+    if (!c.opt.json && !c.is_bob) std::printf("AES kernels: %s\n", tandem::to_string(tandem::active_aes_isa()));
 
     try {
         if (c.is_bob) {

@@ -4,16 +4,16 @@
 #include <doctest/doctest.h>
 #include <tandem/crypto/isa.hpp>
 
-#include <initializer_list>
 
 namespace tandem::test {
 
-/// Calls body(isa) with tandem switched to AES-NI, then to VAES where the CPU
-/// has it; the process's choice is restored afterwards.
+/// Calls body(isa) with tandem switched to each instruction set this CPU
+/// runs (AES-NI, then VAES on 256-bit and on 512-bit registers); the
+/// process's choice is restored afterwards.
 template <class Body>
 void for_each_isa(Body&& body) {
     const aes_isa before = active_aes_isa();
-    for (const aes_isa isa : {aes_isa::aesni, aes_isa::vaes}) {
+    for (const aes_isa isa : all_aes_isas) {
         if (!cpu_supports(isa)) {
             MESSAGE("this CPU cannot run the " << to_string(isa) << " kernels; not tested here");
             continue;

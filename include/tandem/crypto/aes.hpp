@@ -1,109 +1,214 @@
 // tandem/crypto/aes.hpp — AES-128 with AES-NI, and batched under one or many keys.
 //
-// FIPS-197. The key schedule uses the aesenclast formulation (Gueron, "Intel
-// AES-NI instructions set", 2010, §5): RotWord of the last word is broadcast
-// by a byte shuffle, and aesenclast applies SubWord and the round constant —
-// unlike aeskeygenassist it takes the constant from a register, so many keys
-// expand side by side, four per 512-bit register with VAES.
-//
-// multi_key_encrypt() expands keys round by round while it encrypts (round r
-// only needs round key r), so no schedule is ever stored: the form the
-// re-keyed hash of gc/ needs. On a CPU with VAES and AVX-512 four AES lanes
-// run per instruction (the kernels in namespace detail::vaes, chosen at run
-// time, crypto/isa.hpp); otherwise AES-NI runs one block per instruction.
-// Both give identical results (tests/crypto.cpp).
+// FIPS-197, with the key schedule of crypto/lanes.hpp. multi_key_encrypt()
+// expands keys round by round while it encrypts (round r only needs round
+// key r), so no schedule is ever stored: the form the re-keyed hash of gc/
+// needs. Both batch loops here are written once over AES lanes
+// (crypto/lanes.hpp) and run one, two or four blocks per instruction, as
+// crypto/isa.hpp chooses; all widths give identical results (tests/crypto.cpp).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
 
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/isa.hpp>
+#include <tandem/crypto/lanes.hpp>
 
 #include <array>
 #include <cstddef>
 
 #include <immintrin.h>
 
-TANDEM_CRYPTO_BEGIN
-
+// The batch loops, over any AES lanes L: no target of their own, always
+// inlined into an entry point of one instruction set (below).
 namespace tandem::detail {
 
-inline constexpr std::array<int, 10> aes_round_constants{0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36};
-
-/// One step of the AES-128 key schedule on a 128-bit lane.
-inline __m128i aes_key_step(__m128i k, __m128i rcon) noexcept {
-    __m128i t = _mm_shuffle_epi8(k, _mm_set1_epi32(0x0c0f0e0d));  // RotWord(w3) in every word
-    t = _mm_aesenclast_si128(t, rcon);                              // SubWord(...) ^ rcon
-    k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
-    k = _mm_xor_si128(k, _mm_slli_si128(k, 8));
-    return _mm_xor_si128(k, t);
-}
-
-}  // namespace tandem::detail
-
-TANDEM_CRYPTO_END
-
-TANDEM_VAES_BEGIN
-
-namespace tandem::detail::vaes {
-
-/// The key-schedule step on four keys, one per 128-bit lane.
-inline __m512i aes_key_step(__m512i k, __m512i rcon) noexcept {
-    __m512i t = _mm512_shuffle_epi8(k, _mm512_set1_epi32(0x0c0f0e0d));
-    t = _mm512_aesenclast_epi128(t, rcon);
-    // Prefix XOR of the four words with two byte shifts (shuffles are the
-    // scarce port here), the last XOR merged with t (vpternlog 0x96: a ^ b ^ c).
-    k = _mm512_xor_si512(k, _mm512_bslli_epi128(k, 4));
-    return _mm512_ternarylogic_epi64(k, _mm512_bslli_epi128(k, 8), t, 0x96);
-}
-
-/// Encrypts b[0 .. 16·⌊n/16⌋) in place under the 11 round keys `round`,
-/// sixteen blocks per iteration; returns how many it did.
-inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
-    __m512i rk[11];
-    for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, round[r].v);  // maskz: GCC 12 warns on the plain form
-    std::size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512i s[4];
-        for (int j = 0; j < 4; ++j) s[j] = _mm512_xor_si512(_mm512_loadu_si512(b + i + 4 * j), rk[0]);
-        for (int r = 1; r < 10; ++r)
-            for (int j = 0; j < 4; ++j) s[j] = _mm512_aesenc_epi128(s[j], rk[r]);
-        for (int j = 0; j < 4; ++j) _mm512_storeu_si512(b + i + 4 * j, _mm512_aesenclast_epi128(s[j], rk[10]));
+/// How many of Z key registers, each with C registers of blocks, go through
+/// the rounds together. With 32 registers (AVX-512) all of them; with 16, a
+/// group whose keys and blocks stay in registers beside the key step's
+/// temporaries: at most 12 live (4 keys with 4 or 8 blocks), so the AES
+/// units see 8–12 independent rounds at a time and nothing spills. Groups
+/// are independent, so out-of-order execution overlaps one group's last
+/// rounds with the next one's first (docs/DESIGN.md, "The cycle budget of
+/// an AND").
+template <class L, std::size_t Z, std::size_t C>
+consteval std::size_t key_group() {
+    if constexpr (L::registers >= 32) {
+        return Z;
+    } else {
+        std::size_t g = 12 / (C + 1) < Z ? 12 / (C + 1) : Z;
+        while (Z % g != 0) --g;
+        return g;
     }
-    return i;
 }
 
-/// s[c][z] ← AES_{k[z]}(s[c][z]) lane by lane, expanding the keys k (four per
-/// register) round by round in place. The core of every re-keyed batch.
-template <std::size_t Z, std::size_t C>
-[[gnu::always_inline]] inline void multi_key_rounds(__m512i (&k)[Z], __m512i (&s)[C][Z]) noexcept {
-    for (std::size_t z = 0; z < Z; ++z)
-        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_xor_si512(s[c][z], k[z]);
+/// s[c][z] ← AES_{k[z]}(s[c][z]) lane by lane, expanding the keys k round by
+/// round in place. The core of every re-keyed batch.
+template <class L, std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void multi_key_rounds(typename L::vec (&k)[Z], typename L::vec (&s)[C][Z]) noexcept {
+    TANDEM_UNROLL
+    for (std::size_t z = 0; z < Z; ++z) {
+        TANDEM_UNROLL
+        for (std::size_t c = 0; c < C; ++c) L::xor_into(s[c][z], k[z]);
+    }
+    TANDEM_UNROLL
     for (int r = 0; r < 10; ++r) {
-        const __m512i rcon = _mm512_set1_epi32(aes_round_constants[r]);
+        TANDEM_UNROLL
         for (std::size_t z = 0; z < Z; ++z) {
-            k[z] = aes_key_step(k[z], rcon);
-            for (std::size_t c = 0; c < C; ++c)
-                s[c][z] = r < 9 ? _mm512_aesenc_epi128(s[c][z], k[z]) : _mm512_aesenclast_epi128(s[c][z], k[z]);
+            L::key_step(k[z], r);
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) {
+                if (r < 9)
+                    L::aesenc(s[c][z], k[z]);
+                else
+                    L::aesenclast(s[c][z], k[z]);
+            }
         }
     }
 }
 
-/// multi_key_encrypt with four keys per 512-bit register. N is a multiple of 4.
-template <std::size_t N, std::size_t C>
-inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
-    static_assert(N % 4 == 0, "vaes::multi_key_encrypt: keys go four to a register");
-    constexpr std::size_t Z = N / 4;
-    __m512i k[Z], s[C][Z];
-    for (std::size_t z = 0; z < Z; ++z) {
-        k[z] = _mm512_loadu_si512(keys + 4 * z);
-        for (std::size_t c = 0; c < C; ++c) s[c][z] = _mm512_loadu_si512(blocks + c * N + 4 * z);
+/// The same for the four registers of keys S ⊕ (0, j), j = first + width·z + l
+/// (register z, lane l), with the schedules word-sliced (lanes.hpp,
+/// sliced_rotate): s[c][z] ← AES_{key z}(s[c][z]).
+template <class L, std::size_t C>
+[[gnu::always_inline]] inline void tweak_key_rounds_sliced(block start, std::uint64_t first,
+                                                           typename L::vec (&s)[C][4]) noexcept {
+    typename L::vec w[4];
+    L::sliced_tweak_keys(w, start, first);
+    if constexpr (C >= 2 || L::width > 1) {
+        // Keys, slices and blocks at once need more than 16 registers: the
+        // round keys go through memory (one store each, then read by the AES
+        // instructions directly), so that neither phase spills. Measured on
+        // Zen 3 (bench_garble wide): VAES-256 garbling 46 → 56 M AND/s,
+        // evaluating 68 → 73; AES-NI evaluation keeps its keys in registers
+        // (40 vs 35 M AND/s).
+        typename L::vec k[11][4];
+        L::sliced_round_keys(k[0], w);
+        TANDEM_UNROLL
+        for (int r = 0; r < 10; ++r) {
+            L::sliced_step(w, r);
+            L::sliced_round_keys(k[r + 1], w);
+        }
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < 4; ++z) {
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) {
+                L::xor_into(s[c][z], k[0][z]);
+                TANDEM_UNROLL
+                for (int r = 1; r < 10; ++r) L::aesenc(s[c][z], k[r][z]);
+                L::aesenclast(s[c][z], k[10][z]);
+            }
+        }
+    } else {
+        typename L::vec k[4];
+        L::sliced_round_keys(k, w);
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < 4; ++z) {
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) L::xor_into(s[c][z], k[z]);
+        }
+        TANDEM_UNROLL
+        for (int r = 0; r < 10; ++r) {
+            L::sliced_step(w, r);
+            L::sliced_round_keys(k, w);
+            TANDEM_UNROLL
+            for (std::size_t z = 0; z < 4; ++z) {
+                TANDEM_UNROLL
+                for (std::size_t c = 0; c < C; ++c) {
+                    if (r < 9)
+                        L::aesenc(s[c][z], k[z]);
+                    else
+                        L::aesenclast(s[c][z], k[z]);
+                }
+            }
+        }
     }
-    multi_key_rounds<Z, C>(k, s);
-    for (std::size_t z = 0; z < Z; ++z)
-        for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(blocks + c * N + 4 * z, s[c][z]);
 }
 
+/// blocks[c * N + m] ← AES_{keys[m]}(blocks[c * N + m]) for m < N, c < C,
+/// L::width keys per register (N a multiple of it), a key group at a time.
+template <class L, std::size_t N, std::size_t C>
+[[gnu::always_inline]] inline void multi_key_encrypt_lanes(const block* keys, block* blocks) noexcept {
+    static_assert(N % L::width == 0, "multi_key_encrypt: whole registers of keys");
+    constexpr std::size_t Z = N / L::width, G = key_group<L, Z, C>(), W = L::width;
+    TANDEM_UNROLL
+    for (std::size_t g = 0; g < Z; g += G) {
+        typename L::vec k[G], s[C][G];
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < G; ++z) {
+            L::load(k[z], keys + W * (g + z));
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) L::load(s[c][z], blocks + c * N + W * (g + z));
+        }
+        multi_key_rounds<L, G, C>(k, s);
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < G; ++z) {
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) L::store(blocks + c * N + W * (g + z), s[c][z]);
+        }
+    }
+}
+
+/// Encrypts b[0 .. R·width·⌊n / (R·width)⌋) in place under the 11 round keys
+/// `round`, R registers per iteration; returns how many blocks it did.
+template <class L, std::size_t R>
+[[gnu::always_inline]] inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
+    constexpr std::size_t step = R * L::width;
+    typename L::vec rk[11];
+    TANDEM_UNROLL
+    for (int r = 0; r < 11; ++r) L::broadcast(rk[r], round[r]);
+    std::size_t i = 0;
+    for (; i + step <= n; i += step) {
+        typename L::vec s[R];
+        TANDEM_UNROLL
+        for (std::size_t j = 0; j < R; ++j) {
+            L::load(s[j], b + i + j * L::width);
+            L::xor_into(s[j], rk[0]);
+        }
+        TANDEM_UNROLL
+        for (int r = 1; r < 10; ++r) {
+            TANDEM_UNROLL
+            for (std::size_t j = 0; j < R; ++j) L::aesenc(s[j], rk[r]);
+        }
+        TANDEM_UNROLL
+        for (std::size_t j = 0; j < R; ++j) {
+            L::aesenclast(s[j], rk[10]);
+            L::store(b + i + j * L::width, s[j]);
+        }
+    }
+    return i;
+}
+
+}  // namespace tandem::detail
+
+TANDEM_VAES256_BEGIN
+
+namespace tandem::detail::vaes256 {
+/// 16 blocks per iteration, two per instruction.
+inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
+    return detail::encrypt_blocks<lanes256, 8>(round, b, n);
+}
+/// Two keys per register. N is even.
+template <std::size_t N, std::size_t C>
+inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
+    multi_key_encrypt_lanes<lanes256, N, C>(keys, blocks);
+}
+}  // namespace tandem::detail::vaes256
+
+TANDEM_VAES256_END
+
+TANDEM_VAES_BEGIN
+
+namespace tandem::detail::vaes {
+/// 16 blocks per iteration, four per instruction.
+inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
+    return detail::encrypt_blocks<lanes512, 4>(round, b, n);
+}
+/// Four keys per register. N is a multiple of 4.
+template <std::size_t N, std::size_t C>
+inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
+    multi_key_encrypt_lanes<lanes512, N, C>(keys, blocks);
+}
 }  // namespace tandem::detail::vaes
 
 TANDEM_VAES_END
@@ -134,14 +239,13 @@ struct aes_key {
     /// Encrypts n blocks in place, many at a time so the AES pipeline stays full
     /// (sixteen per iteration with VAES, eight with AES-NI).
     void encrypt(block* b, std::size_t n) const noexcept {
-        std::size_t i = n >= 16 && detail::use_vaes() ? detail::vaes::encrypt_blocks(round.data(), b, n) : 0;
-        for (; i + 8 <= n; i += 8) {
-            __m128i s[8];
-            for (int j = 0; j < 8; ++j) s[j] = _mm_xor_si128(b[i + j].v, round[0].v);
-            for (int r = 1; r < 10; ++r)
-                for (int j = 0; j < 8; ++j) s[j] = _mm_aesenc_si128(s[j], round[r].v);
-            for (int j = 0; j < 8; ++j) b[i + j] = block(_mm_aesenclast_si128(s[j], round[10].v));
+        std::size_t i = 0;
+        if (n >= 16) {
+            const aes_isa isa = detail::choose_aes_isa();
+            if (isa == aes_isa::vaes) i = detail::vaes::encrypt_blocks(round.data(), b, n);
+            if (isa == aes_isa::vaes256) i = detail::vaes256::encrypt_blocks(round.data(), b, n);
         }
+        i += detail::encrypt_blocks<detail::lanes128, 8>(round.data(), b + i, n - i);
         for (block* p = b + i; p != b + n; ++p) *p = encrypt(*p);  // (an index loop here trips a false GCC 12 warning)
     }
 };
@@ -150,32 +254,19 @@ struct aes_key {
 /// expanding the N keys on the fly — AES-NI, one block per instruction.
 template <std::size_t N, std::size_t C>
 inline void multi_key_encrypt_aesni(const block* keys, block* blocks) noexcept {
-    __m128i k[N], s[C][N];
-    for (std::size_t m = 0; m < N; ++m) {
-        k[m] = keys[m].v;
-        for (std::size_t c = 0; c < C; ++c) s[c][m] = _mm_xor_si128(blocks[c * N + m].v, k[m]);
-    }
-    for (int r = 0; r < 10; ++r) {
-        const __m128i rcon = _mm_set1_epi32(detail::aes_round_constants[r]);
-        for (std::size_t m = 0; m < N; ++m) {
-            k[m] = detail::aes_key_step(k[m], rcon);
-            for (std::size_t c = 0; c < C; ++c)
-                s[c][m] = r < 9 ? _mm_aesenc_si128(s[c][m], k[m]) : _mm_aesenclast_si128(s[c][m], k[m]);
-        }
-    }
-    for (std::size_t m = 0; m < N; ++m)
-        for (std::size_t c = 0; c < C; ++c) blocks[c * N + m] = block(s[c][m]);
+    detail::multi_key_encrypt_lanes<detail::lanes128, N, C>(keys, blocks);
 }
 
 /// Encrypts, for every m < N and c < C, blocks[c * N + m] under keys[m]: with
-/// VAES where it runs (N a multiple of 4), else with AES-NI.
+/// the widest AES lanes that run and divide N.
 template <std::size_t N, std::size_t C>
 inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
+    const aes_isa isa = detail::choose_aes_isa();
     if constexpr (N % 4 == 0) {
-        if (detail::use_vaes()) {
-            detail::vaes::multi_key_encrypt<N, C>(keys, blocks);
-            return;
-        }
+        if (isa == aes_isa::vaes) return detail::vaes::multi_key_encrypt<N, C>(keys, blocks);
+    }
+    if constexpr (N % 2 == 0) {
+        if (isa != aes_isa::aesni) return detail::vaes256::multi_key_encrypt<N, C>(keys, blocks);
     }
     multi_key_encrypt_aesni<N, C>(keys, blocks);
 }

@@ -22,42 +22,96 @@
 #include <cstddef>
 #include <cstdint>
 
-TANDEM_VAES_BEGIN
-
-namespace tandem::detail::vaes {
+// The hash over any AES lanes L (crypto/lanes.hpp), always inlined into an
+// entry point of one instruction set.
+namespace tandem::detail {
 
 /// The fixed-key hash under the 11 round keys `round`, on values in registers:
-/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l).
-template <std::size_t Z, std::size_t C>
-[[gnu::always_inline]] inline void fixed_key_registers(const block* round, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
-    __m512i rk[11];
-    for (int r = 0; r < 11; ++r) rk[r] = _mm512_maskz_broadcast_i32x4(0xFFFF, round[r].v);
-    __m512i in[C][Z], st[C][Z];
-    __m512i tweak = tweak_lanes(first_tweak);
-    for (std::size_t z = 0; z < Z; ++z, tweak = next_tweak_lanes(tweak)) {
-        for (std::size_t c = 0; c < C; ++c) {
-            in[c][z] = _mm512_xor_si512(sigma_lanes(v[c][z]), tweak);  // σ(v) ^ j
-            st[c][z] = _mm512_xor_si512(in[c][z], rk[0]);
+/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + width·z + l). With 16
+/// registers, eight registers of blocks at a time (the round keys are then
+/// read from memory, one load per AES instruction, which Zen 3 and Intel
+/// cores issue beside it).
+template <class L, std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void fixed_key_registers(const block* round, std::uint64_t first_tweak,
+                                                       typename L::vec (&v)[C][Z]) noexcept {
+    using vec = typename L::vec;
+    constexpr std::size_t G = L::registers >= 32 || Z * C <= 8 ? Z : (8 / C < 1 ? 1 : 8 / C);
+    static_assert(Z % G == 0, "fixed_key_registers: whole groups");
+    vec rk[11];
+    TANDEM_UNROLL
+    for (int r = 0; r < 11; ++r) L::broadcast(rk[r], round[r]);
+    TANDEM_UNROLL
+    for (std::size_t g = 0; g < Z; g += G) {
+        vec in[C][G], st[C][G], tweak;
+        L::tweaks(tweak, first_tweak + g * L::width);
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < G; ++z) {
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) {
+                L::sigma(in[c][z], v[c][g + z]);
+                L::xor_into(in[c][z], tweak);  // σ(v) ^ j
+                st[c][z] = in[c][z];
+                L::xor_into(st[c][z], rk[0]);
+            }
+            L::next_tweaks(tweak);
+        }
+        TANDEM_UNROLL
+        for (int r = 1; r < 10; ++r) {
+            TANDEM_UNROLL
+            for (std::size_t z = 0; z < G; ++z) {
+                TANDEM_UNROLL
+                for (std::size_t c = 0; c < C; ++c) L::aesenc(st[c][z], rk[r]);
+            }
+        }
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < G; ++z) {
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) {
+                L::aesenclast(st[c][z], rk[10]);
+                v[c][g + z] = st[c][z];
+                L::xor_into(v[c][g + z], in[c][z]);
+            }
         }
     }
-    for (int r = 1; r < 10; ++r)
-        for (std::size_t z = 0; z < Z; ++z)
-            for (std::size_t c = 0; c < C; ++c) st[c][z] = _mm512_aesenc_epi128(st[c][z], rk[r]);
-    for (std::size_t z = 0; z < Z; ++z)
-        for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(_mm512_aesenclast_epi128(st[c][z], rk[10]), in[c][z]);
 }
 
-/// The same on x[c * N + m] in memory (N a multiple of 4).
+/// The same on x[c * N + m] in memory (N a multiple of L::width).
+template <class L, std::size_t N, std::size_t C>
+[[gnu::always_inline]] inline void fixed_key(const block* round, std::uint64_t first_tweak, block* x) noexcept {
+    static_assert(N % L::width == 0, "fixed_key: whole registers of tweaks");
+    constexpr std::size_t Z = N / L::width;
+    typename L::vec v[C][Z];
+    TANDEM_UNROLL
+    for (std::size_t z = 0; z < Z; ++z) {
+        TANDEM_UNROLL
+        for (std::size_t c = 0; c < C; ++c) L::load(v[c][z], x + c * N + L::width * z);
+    }
+    fixed_key_registers<L, Z, C>(round, first_tweak, v);
+    TANDEM_UNROLL
+    for (std::size_t z = 0; z < Z; ++z) {
+        TANDEM_UNROLL
+        for (std::size_t c = 0; c < C; ++c) L::store(x + c * N + L::width * z, v[c][z]);
+    }
+}
+
+}  // namespace tandem::detail
+
+TANDEM_VAES256_BEGIN
+namespace tandem::detail::vaes256 {
 template <std::size_t N, std::size_t C>
 inline void fixed_key(const block* round, std::uint64_t first_tweak, block* x) noexcept {
-    __m512i v[C][N / 4];
-    load_lanes<N, C>(x, v);
-    fixed_key_registers<N / 4, C>(round, first_tweak, v);
-    store_lanes<N, C>(x, v);
+    detail::fixed_key<lanes256, N, C>(round, first_tweak, x);
 }
+}  // namespace tandem::detail::vaes256
+TANDEM_VAES256_END
 
+TANDEM_VAES_BEGIN
+namespace tandem::detail::vaes {
+template <std::size_t N, std::size_t C>
+inline void fixed_key(const block* round, std::uint64_t first_tweak, block* x) noexcept {
+    detail::fixed_key<lanes512, N, C>(round, first_tweak, x);
+}
 }  // namespace tandem::detail::vaes
-
 TANDEM_VAES_END
 
 TANDEM_CRYPTO_BEGIN
@@ -74,25 +128,14 @@ public:
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
     template <std::size_t N, std::size_t C>
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
+        const aes_isa isa = detail::choose_aes_isa();
         if constexpr (N % 4 == 0) {
-            if (detail::use_vaes()) {
-                detail::vaes::fixed_key<N, C>(key_.round.data(), first_tweak, x);
-                return;
-            }
+            if (isa == aes_isa::vaes) return detail::vaes::fixed_key<N, C>(key_.round.data(), first_tweak, x);
         }
-        if constexpr (N * C <= 8) {  // small batches (chains, tails): all blocks through the rounds together
-            __m128i in[N * C], st[N * C];
-            for (std::size_t i = 0; i < N * C; ++i) {
-                in[i] = (sigma(x[i]) ^ block(0, first_tweak + i % N)).v;
-                st[i] = _mm_xor_si128(in[i], key_.round[0].v);
-            }
-            for (int r = 1; r < 10; ++r)
-                for (std::size_t i = 0; i < N * C; ++i) st[i] = _mm_aesenc_si128(st[i], key_.round[r].v);
-            for (std::size_t i = 0; i < N * C; ++i)
-                x[i] = block(_mm_xor_si128(_mm_aesenclast_si128(st[i], key_.round[10].v), in[i]));
-        } else {
-            hash(first_tweak, N, C, x);
+        if constexpr (N % 2 == 0) {
+            if (isa != aes_isa::aesni) return detail::vaes256::fixed_key<N, C>(key_.round.data(), first_tweak, x);
         }
+        detail::fixed_key<detail::lanes128, N, C>(key_.round.data(), first_tweak, x);
     }
     void hash(std::uint64_t first_tweak, std::size_t n, std::size_t copies, block* x) const noexcept {
         block s[64];
@@ -120,13 +163,10 @@ private:
 
 TANDEM_CRYPTO_END
 
-TANDEM_VAES_BEGIN
-
-namespace tandem::detail::vaes {
-template <std::size_t Z, std::size_t C>
-[[gnu::always_inline]] inline void hash_registers(const fixed_key_hash& h, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
-    fixed_key_registers<Z, C>(h.key().round.data(), first_tweak, v);
+namespace tandem::detail {
+template <class L, std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void hash_registers(const fixed_key_hash& h, std::uint64_t first_tweak,
+                                                  typename L::vec (&v)[C][Z]) noexcept {
+    fixed_key_registers<L, Z, C>(h.key().round.data(), first_tweak, v);
 }
-}  // namespace tandem::detail::vaes
-
-TANDEM_VAES_END
+}  // namespace tandem::detail

@@ -7,14 +7,16 @@
 // with S a public random block chosen by the garbler and j the tweak. Every
 // tweak gets its own AES key, so the security bound does not degrade with the
 // number of gates garbled (the level EMP ships). The price is one key
-// schedule per tweak; schedules are expanded on the fly, several keys per
-// VAES register (aes.hpp, multi_key_encrypt), or ahead of time for chains.
+// schedule per tweak; schedules are expanded on the fly, one to four keys
+// per register (aes.hpp, multi_key_rounds), or ahead of time for chains.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
 
 #include <tandem/crypto/aes.hpp>
 #include <tandem/crypto/block.hpp>
+#include <tandem/crypto/isa.hpp>
+#include <tandem/crypto/lanes.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,89 +27,149 @@ namespace tandem {
 
 /// σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi), a linear orthomorphism.
 inline block sigma(block x) noexcept {
-    const __m128i swapped = _mm_shuffle_epi32(x.v, 0x4E);  // (x_lo, x_hi)
-    const __m128i high = _mm_and_si128(x.v, _mm_set_epi64x(-1, 0));
-    return block(_mm_xor_si128(swapped, high));
+    block s;
+    detail::lanes128::sigma(s.v, x.v);
+    return s;
 }
 
 }  // namespace tandem
 
 TANDEM_CRYPTO_END
 
-TANDEM_VAES_BEGIN
-
-/// The hashes' VAES kernels: blocks four to a 512-bit register (lane l of
-/// register z holds block 4z + l). Run only when detail::use_vaes() says so.
-namespace tandem::detail::vaes {
-
-/// σ on each 128-bit lane: swapped halves ^ (v & high half); vpternlog 0x78 = a ^ (b & c).
-inline __m512i sigma_lanes(__m512i v) noexcept {
-    const __m512i high_half = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
-    return _mm512_ternarylogic_epi64(_mm512_maskz_shuffle_epi32(0xFFFF, v, _MM_PERM_BADC), v, high_half, 0x78);
-}
-
-/// Tweaks t, t+1, t+2, t+3 as blocks (0, t + l), one per lane.
-inline __m512i tweak_lanes(std::uint64_t first) noexcept {
-    const auto t = static_cast<long long>(first);
-    return _mm512_set_epi64(0, t + 3, 0, t + 2, 0, t + 1, 0, t);
-}
-/// Adds 4 to every lane's tweak: the next register's tweaks, for one vpaddq.
-inline __m512i next_tweak_lanes(__m512i tweaks) noexcept {
-    return _mm512_add_epi64(tweaks, _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4));
-}
-
-/// v[c][z] ← x[c * N + 4z .. +4): a batch of N·C blocks into registers.
-template <std::size_t N, std::size_t C>
-inline void load_lanes(const block* x, __m512i (&v)[C][N / 4]) noexcept {
-    for (std::size_t z = 0; z < N / 4; ++z)
-        for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_loadu_si512(x + c * N + 4 * z);
-}
-template <std::size_t N, std::size_t C>
-inline void store_lanes(block* x, const __m512i (&v)[C][N / 4]) noexcept {
-    for (std::size_t z = 0; z < N / 4; ++z)
-        for (std::size_t c = 0; c < C; ++c) _mm512_storeu_si512(x + c * N + 4 * z, v[c][z]);
-}
+// The hash over any AES lanes L (crypto/lanes.hpp), always inlined into an
+// entry point of one instruction set.
+namespace tandem::detail {
 
 /// The MITCCR hash with start S on values already in registers:
-/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l).
-template <std::size_t Z, std::size_t C>
-[[gnu::always_inline]] inline void mitccr_registers(block start_block, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
-    const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_block.v);
-    __m512i k[Z], sg[C][Z], st[C][Z];
-    __m512i tweak = tweak_lanes(first_tweak);
-    for (std::size_t z = 0; z < Z; ++z, tweak = next_tweak_lanes(tweak)) {
-        k[z] = _mm512_xor_si512(start, tweak);
-        for (std::size_t c = 0; c < C; ++c) st[c][z] = sg[c][z] = sigma_lanes(v[c][z]);
+/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + width·z + l), a key group
+/// at a time (aes.hpp, key_group): σ, the tweaked keys S ⊕ j, the on-the-fly
+/// key schedules and the final XOR all in registers.
+template <class L, std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void mitccr_registers(block start_block, std::uint64_t first_tweak,
+                                                    typename L::vec (&v)[C][Z]) noexcept {
+    using vec = typename L::vec;
+    if constexpr (L::sliced_keys && Z % 4 == 0) {  // schedules word-sliced, four registers of keys at a time
+        TANDEM_UNROLL
+        for (std::size_t g = 0; g < Z; g += 4) {
+            vec sg[C][4], st[C][4];
+            TANDEM_UNROLL
+            for (std::size_t z = 0; z < 4; ++z) {
+                TANDEM_UNROLL
+                for (std::size_t c = 0; c < C; ++c) {
+                    L::sigma(sg[c][z], v[c][g + z]);
+                    st[c][z] = sg[c][z];
+                }
+            }
+            tweak_key_rounds_sliced<L, C>(start_block, first_tweak + g * L::width, st);
+            TANDEM_UNROLL
+            for (std::size_t z = 0; z < 4; ++z) {
+                TANDEM_UNROLL
+                for (std::size_t c = 0; c < C; ++c) {
+                    v[c][g + z] = st[c][z];
+                    L::xor_into(v[c][g + z], sg[c][z]);
+                }
+            }
+        }
+        return;
     }
-    multi_key_rounds<Z, C>(k, st);
-    for (std::size_t z = 0; z < Z; ++z)
-        for (std::size_t c = 0; c < C; ++c) v[c][z] = _mm512_xor_si512(st[c][z], sg[c][z]);
-}
-
-/// The same on x[c * N + m] in memory (N a multiple of 4).
-template <std::size_t N, std::size_t C>
-inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
-    __m512i v[C][N / 4];
-    load_lanes<N, C>(x, v);
-    mitccr_registers<N / 4, C>(start, first_tweak, v);
-    store_lanes<N, C>(x, v);
-}
-
-/// Round keys r = 0..10 of the tweaks j .. j + Keys - 1 (key S ⊕ (0, j + m)) into round_keys[r][m].
-template <std::size_t Keys>
-inline void expand_tweak_keys(block start_block, std::uint64_t j, __m128i (&round_keys)[11][Keys]) noexcept {
-    static_assert(Keys % 4 == 0, "expand_tweak_keys: keys go four to a register");
-    const __m512i start = _mm512_maskz_broadcast_i32x4(0xFFFF, start_block.v);
-    for (std::size_t z = 0; z < Keys / 4; ++z) {
-        __m512i k = _mm512_xor_si512(start, tweak_lanes(j + 4 * z));
-        _mm512_storeu_si512(&round_keys[0][4 * z], k);
-        for (int r = 0; r < 10; ++r) {
-            k = aes_key_step(k, _mm512_set1_epi32(aes_round_constants[r]));
-            _mm512_storeu_si512(&round_keys[r + 1][4 * z], k);
+    constexpr std::size_t G = key_group<L, Z, C>();
+    vec start;
+    L::broadcast(start, start_block);
+    TANDEM_UNROLL
+    for (std::size_t g = 0; g < Z; g += G) {
+        vec k[G], sg[C][G], st[C][G], tweak;
+        L::tweaks(tweak, first_tweak + g * L::width);
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < G; ++z) {
+            k[z] = start;
+            L::xor_into(k[z], tweak);
+            L::next_tweaks(tweak);
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) {
+                L::sigma(sg[c][z], v[c][g + z]);
+                st[c][z] = sg[c][z];
+            }
+        }
+        multi_key_rounds<L, G, C>(k, st);
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < G; ++z) {
+            TANDEM_UNROLL
+            for (std::size_t c = 0; c < C; ++c) {
+                v[c][g + z] = st[c][z];
+                L::xor_into(v[c][g + z], sg[c][z]);
+            }
         }
     }
 }
 
+/// The same on x[c * N + m] in memory (N a multiple of L::width).
+template <class L, std::size_t N, std::size_t C>
+[[gnu::always_inline]] inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
+    static_assert(N % L::width == 0, "mitccr: whole registers of tweaks");
+    constexpr std::size_t Z = N / L::width;
+    typename L::vec v[C][Z];
+    TANDEM_UNROLL
+    for (std::size_t z = 0; z < Z; ++z) {
+        TANDEM_UNROLL
+        for (std::size_t c = 0; c < C; ++c) L::load(v[c][z], x + c * N + L::width * z);
+    }
+    mitccr_registers<L, Z, C>(start, first_tweak, v);
+    TANDEM_UNROLL
+    for (std::size_t z = 0; z < Z; ++z) {
+        TANDEM_UNROLL
+        for (std::size_t c = 0; c < C; ++c) L::store(x + c * N + L::width * z, v[c][z]);
+    }
+}
+
+/// Round keys r = 0..10 of the tweaks j .. j + Keys - 1 (key S ⊕ (0, j + m)) into round_keys[r][m].
+template <class L, std::size_t Keys>
+[[gnu::always_inline]] inline void expand_tweak_keys(block start_block, std::uint64_t j,
+                                                     __m128i (&round_keys)[11][Keys]) noexcept {
+    static_assert(Keys % L::width == 0, "expand_tweak_keys: whole registers of keys");
+    typename L::vec start, tweak;
+    L::broadcast(start, start_block);
+    L::tweaks(tweak, j);
+    for (std::size_t m = 0; m < Keys; m += L::width) {
+        typename L::vec k = start;
+        L::xor_into(k, tweak);
+        L::next_tweaks(tweak);
+        L::store(reinterpret_cast<block*>(&round_keys[0][m]), k);
+        TANDEM_UNROLL
+        for (int r = 0; r < 10; ++r) {
+            L::key_step(k, r);
+            L::store(reinterpret_cast<block*>(&round_keys[r + 1][m]), k);
+        }
+    }
+}
+
+}  // namespace tandem::detail
+
+TANDEM_VAES256_BEGIN
+
+namespace tandem::detail::vaes256 {
+template <std::size_t N, std::size_t C>
+inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
+    detail::mitccr<lanes256, N, C>(start, first_tweak, x);
+}
+template <std::size_t Keys>
+inline void expand_tweak_keys(block start, std::uint64_t j, __m128i (&round_keys)[11][Keys]) noexcept {
+    detail::expand_tweak_keys<lanes256, Keys>(start, j, round_keys);
+}
+}  // namespace tandem::detail::vaes256
+
+TANDEM_VAES256_END
+
+TANDEM_VAES_BEGIN
+
+namespace tandem::detail::vaes {
+template <std::size_t N, std::size_t C>
+inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
+    detail::mitccr<lanes512, N, C>(start, first_tweak, x);
+}
+template <std::size_t Keys>
+inline void expand_tweak_keys(block start, std::uint64_t j, __m128i (&round_keys)[11][Keys]) noexcept {
+    detail::expand_tweak_keys<lanes512, Keys>(start, j, round_keys);
+}
 }  // namespace tandem::detail::vaes
 
 TANDEM_VAES_END
@@ -126,23 +188,17 @@ public:
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
     template <std::size_t N, std::size_t C>
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
+        const aes_isa isa = detail::choose_aes_isa();
         if constexpr (N % 4 == 0) {
-            if (detail::use_vaes()) {
-                detail::vaes::mitccr<N, C>(start_, first_tweak, x);
-                return;
-            }
+            if (isa == aes_isa::vaes) return detail::vaes::mitccr<N, C>(start_, first_tweak, x);
         }
         if constexpr (N == 2) {  // one AND: in a chain of narrow levels, use schedules expanded ahead
-            if (use_cached_keys(first_tweak)) {
-                hash_cached<C>(first_tweak, x);
-                return;
-            }
+            if (use_cached_keys(first_tweak)) return hash_cached<C>(first_tweak, x);
         }
-        block keys[N], s[C * N];
-        for (std::size_t m = 0; m < N; ++m) keys[m] = start_ ^ block(0, first_tweak + m);
-        for (std::size_t i = 0; i < C * N; ++i) x[i] = s[i] = sigma(x[i]);
-        multi_key_encrypt<N, C>(keys, x);
-        for (std::size_t i = 0; i < C * N; ++i) x[i] ^= s[i];
+        if constexpr (N % 2 == 0) {
+            if (isa != aes_isa::aesni) return detail::vaes256::mitccr<N, C>(start_, first_tweak, x);
+        }
+        detail::mitccr<detail::lanes128, N, C>(start_, first_tweak, x);
     }
 
     /// The same for any n (tails of batches), one key at a time.
@@ -180,13 +236,10 @@ private:
 
     void refill(std::uint64_t j) const noexcept {
         cache_first_ = j;
-        if (detail::use_vaes()) {
-            detail::vaes::expand_tweak_keys(start_, j, round_keys_);
-            return;
-        }
-        for (std::size_t m = 0; m < cached_keys; ++m) {
-            const aes_key key(start_ ^ block(0, j + m));
-            for (int r = 0; r < 11; ++r) round_keys_[r][m] = key.round[r].v;
+        switch (detail::choose_aes_isa()) {
+        case aes_isa::vaes: return detail::vaes::expand_tweak_keys(start_, j, round_keys_);
+        case aes_isa::vaes256: return detail::vaes256::expand_tweak_keys(start_, j, round_keys_);
+        default: return detail::expand_tweak_keys<detail::lanes128>(start_, j, round_keys_);
         }
     }
 
@@ -217,15 +270,12 @@ private:
 
 TANDEM_CRYPTO_END
 
-TANDEM_VAES_BEGIN
-
-namespace tandem::detail::vaes {
-/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + 4z + l): the hash on
+namespace tandem::detail {
+/// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + width·z + l): the hash on
 /// values already in registers (the garbler builds its batches there).
-template <std::size_t Z, std::size_t C>
-[[gnu::always_inline]] inline void hash_registers(const mitccr_hash& h, std::uint64_t first_tweak, __m512i (&v)[C][Z]) noexcept {
-    mitccr_registers<Z, C>(h.start(), first_tweak, v);
+template <class L, std::size_t Z, std::size_t C>
+[[gnu::always_inline]] inline void hash_registers(const mitccr_hash& h, std::uint64_t first_tweak,
+                                                  typename L::vec (&v)[C][Z]) noexcept {
+    mitccr_registers<L, Z, C>(h.start(), first_tweak, v);
 }
-}  // namespace tandem::detail::vaes
-
-TANDEM_VAES_END
+}  // namespace tandem::detail

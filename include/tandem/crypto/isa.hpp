@@ -1,14 +1,17 @@
 // tandem/crypto/isa.hpp — which instruction set runs tandem's AES, chosen at run time.
 //
-// Every build holds two kernels for each hot loop (garbling, evaluating, the
-// PRG, the OT transpose): one on AES-NI, one on VAES with AVX-512 that runs
-// four AES lanes per instruction (crypto/target.hpp). The first use picks
-// VAES if this CPU has it, else AES-NI. Both give identical results bit for
-// bit, so the choice may differ between the two parties and may change
-// between runs (tests compare them).
+// Every build holds three kernels for each hot loop (garbling, evaluating, the
+// hashes, the PRG): one on AES-NI (one AES block per instruction), one on
+// VAES with 256-bit registers and AVX2 (two), one on VAES with AVX-512 (four)
+// — crypto/target.hpp, crypto/lanes.hpp. The first use picks the widest this
+// CPU has: AVX-512 Intel servers since Ice Lake run `vaes`; AMD Zen 3 and
+// Intel client cores since Alder Lake `vaes256`; older x86 `aesni`. All give
+// identical results bit for bit, so the choice may differ between the two
+// parties and may change between runs (tests compare them).
 //
-// The environment variable TANDEM_ISA=aesni (or vaes, or auto) overrides the
-// choice for a whole process; use_aes_isa() does the same from code.
+// The environment variable TANDEM_ISA=aesni (or vaes256, vaes, auto)
+// overrides the choice for a whole process; use_aes_isa() does the same from
+// code.
 #pragma once
 
 #include <tandem/error.hpp>
@@ -25,19 +28,26 @@ namespace tandem {
 
 /// The instruction sets tandem's AES kernels are written for.
 enum class aes_isa : std::uint8_t {
-    aesni = 1,  ///< AES-NI and SSE4.1: one AES block per instruction
-    vaes = 2,   ///< VAES with AVX-512 F/BW/VL: four blocks per instruction
+    aesni = 1,    ///< AES-NI and SSE4.1: one AES block per instruction
+    vaes = 2,     ///< VAES with AVX-512 F/BW/VL: four blocks per instruction
+    vaes256 = 3,  ///< VAES with AVX2, 256-bit registers: two blocks per instruction
 };
 
+/// Every instruction set, narrowest first (tests and benchmarks run each the CPU has).
+inline constexpr aes_isa all_aes_isas[] = {aes_isa::aesni, aes_isa::vaes256, aes_isa::vaes};
+
 /// The name of an instruction set, as TANDEM_ISA spells it.
-inline const char* to_string(aes_isa isa) noexcept { return isa == aes_isa::vaes ? "vaes" : "aesni"; }
+inline const char* to_string(aes_isa isa) noexcept {
+    return isa == aes_isa::vaes ? "vaes" : isa == aes_isa::vaes256 ? "vaes256" : "aesni";
+}
 
 namespace detail {
 
 struct cpu_features {
     bool aesni = false;  // with SSE4.1
     bool avx2 = false;
-    bool vaes = false;  // with AVX-512 F, BW and VL
+    bool vaes256 = false;  // VAES with AVX2
+    bool vaes = false;     // VAES with AVX-512 F, BW and VL
 };
 
 /// CPUID, plus XGETBV for whether the OS saves the AVX and AVX-512 registers
@@ -57,8 +67,10 @@ inline const cpu_features& cpu() noexcept {
         const bool os_avx512 = (xcr0_lo & 0xE6) == 0xE6;   // and opmask, ZMM_Hi256, Hi16_ZMM
         if (!os_avx || !__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;
         c.avx2 = (b >> 5) & 1;
+        const bool vaes = (cx >> 9) & 1;
+        c.vaes256 = c.aesni && c.avx2 && vaes;
         const bool avx512 = ((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1);  // F, BW, VL
-        c.vaes = c.aesni && c.avx2 && os_avx512 && avx512 && ((cx >> 9) & 1);
+        c.vaes = c.vaes256 && os_avx512 && avx512;
         return c;
     }();
     return f;
@@ -74,8 +86,22 @@ inline std::uint8_t isa_from_environment() noexcept {
     const std::string_view s = v ? v : "";
     if (s.empty() || s == "auto") return 0;
     if (s == "aesni") return static_cast<std::uint8_t>(aes_isa::aesni);
-    if (s == "vaes") return static_cast<std::uint8_t>(aes_isa::vaes);
+    for (const aes_isa isa : all_aes_isas)
+        if (s == to_string(isa)) return static_cast<std::uint8_t>(isa);
     return 255;
+}
+
+inline bool cpu_runs(aes_isa isa) noexcept {
+    switch (isa) {
+    case aes_isa::vaes: return cpu().vaes;
+    case aes_isa::vaes256: return cpu().vaes256;
+    default: return cpu().aesni;
+    }
+}
+
+/// The widest instruction set this CPU runs.
+inline aes_isa widest_aes_isa() noexcept {
+    return cpu().vaes ? aes_isa::vaes : cpu().vaes256 ? aes_isa::vaes256 : aes_isa::aesni;
 }
 
 /// The choice, made on first call: TANDEM_ISA if it names an instruction set
@@ -86,15 +112,24 @@ inline aes_isa choose_aes_isa() noexcept {
     if (c != 0) [[likely]]
         return static_cast<aes_isa>(c);
     const std::uint8_t want = isa_from_environment();
-    c = want == static_cast<std::uint8_t>(aes_isa::aesni) || !cpu().vaes ? static_cast<std::uint8_t>(aes_isa::aesni)
-                                                                         : static_cast<std::uint8_t>(aes_isa::vaes);
+    const bool usable = want != 0 && want != 255 && cpu_runs(static_cast<aes_isa>(want));
+    c = usable ? want : static_cast<std::uint8_t>(widest_aes_isa());
     std::uint8_t unset = 0;
     chosen_aes_isa.compare_exchange_strong(unset, c, std::memory_order_relaxed);  // the first choice wins
     return static_cast<aes_isa>(chosen_aes_isa.load(std::memory_order_relaxed));
 }
 
-/// True when the VAES kernels run: what every dispatching function asks.
+/// True when the 512-bit VAES kernels run.
 inline bool use_vaes() noexcept { return choose_aes_isa() == aes_isa::vaes; }
+
+/// What a CPU lacks that cannot run `isa`'s kernels.
+inline const char* missing(aes_isa isa) noexcept {
+    switch (isa) {
+    case aes_isa::vaes: return "lacks VAES or AVX-512 (F, BW, VL)";
+    case aes_isa::vaes256: return "lacks VAES or AVX2";
+    default: return "lacks AES-NI or SSE4.1";
+    }
+}
 
 /// Throws usage_error, instead of dying with SIGILL later, when this CPU
 /// lacks AES-NI, or when TANDEM_ISA asks for what it cannot do. Called by
@@ -105,19 +140,18 @@ inline void require_aes_instructions() {
     const std::uint8_t want = isa_from_environment();
     if (want == 255) [[unlikely]]
         throw usage_error(std::string("TANDEM_ISA=") + std::getenv("TANDEM_ISA") +
-                          " is not an instruction set tandem knows; use aesni, vaes or auto (or unset it)");
-    if (want == static_cast<std::uint8_t>(aes_isa::vaes) && !cpu().vaes) [[unlikely]]
-        throw usage_error(
-            "TANDEM_ISA=vaes, but this CPU lacks VAES or AVX-512 (F, BW, VL); use TANDEM_ISA=aesni or auto");
+                          " is not an instruction set tandem knows; use aesni, vaes256, vaes or auto (or unset it)");
+    if (want != 0 && !cpu_runs(static_cast<aes_isa>(want))) [[unlikely]]
+        throw usage_error(std::string("TANDEM_ISA=") + to_string(static_cast<aes_isa>(want)) + ", but this CPU " +
+                          missing(static_cast<aes_isa>(want)) + "; use TANDEM_ISA=" + to_string(widest_aes_isa()) +
+                          " or auto");
     choose_aes_isa();
 }
 
 }  // namespace detail
 
 /// True if this CPU can run tandem's kernels for `isa`.
-inline bool cpu_supports(aes_isa isa) noexcept {
-    return isa == aes_isa::vaes ? detail::cpu().vaes : detail::cpu().aesni;
-}
+inline bool cpu_supports(aes_isa isa) noexcept { return detail::cpu_runs(isa); }
 
 /// The instruction set tandem's AES kernels use in this process.
 inline aes_isa active_aes_isa() noexcept { return detail::choose_aes_isa(); }
@@ -127,8 +161,8 @@ inline aes_isa active_aes_isa() noexcept { return detail::choose_aes_isa(); }
 /// kernels agree bit for bit, so a run may even switch halfway.
 inline void use_aes_isa(aes_isa isa) {
     if (!cpu_supports(isa))
-        throw usage_error(std::string("use_aes_isa: this CPU cannot run tandem's ") + to_string(isa) +
-                          " kernels" + (isa == aes_isa::vaes ? " (it lacks VAES or AVX-512 F/BW/VL)" : " (no AES-NI)"));
+        throw usage_error(std::string("use_aes_isa: this CPU cannot run tandem's ") + to_string(isa) + " kernels (it " +
+                          detail::missing(isa) + ")");
     detail::chosen_aes_isa.store(static_cast<std::uint8_t>(isa), std::memory_order_relaxed);
 }
 

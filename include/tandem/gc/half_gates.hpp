@@ -28,6 +28,7 @@
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/isa.hpp>
+#include <tandem/crypto/lanes.hpp>
 #include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
@@ -272,7 +273,7 @@ struct and_garbler : detail::and_garbler<Hash, Sink> {
             x0[z] = h[0][z] = operand_pair(label, gates[i + 2 * z], gates[i + 2 * z + 1]);
             h[1][z] = _mm512_xor_si512(x0[z], d);
         }
-        tandem::detail::vaes::hash_registers<Z, 2>(hash, 2 * and_index, h);
+        tandem::detail::hash_registers<tandem::detail::lanes512, Z, 2>(hash, 2 * and_index, h);
         block tables[2 * n];
         for (std::size_t z = 0; z < Z; ++z)
             store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1],
@@ -303,7 +304,7 @@ struct and_evaluator : detail::and_evaluator<Hash, Source> {
         __m512i h[1][Z], x[Z];
         for (std::size_t z = 0; z < Z; ++z)
             x[z] = h[0][z] = operand_pair(label, gates[i + 2 * z], gates[i + 2 * z + 1]);
-        tandem::detail::vaes::hash_registers<Z, 1>(hash, 2 * and_index, h);
+        tandem::detail::hash_registers<tandem::detail::lanes512, Z, 1>(hash, 2 * and_index, h);
         for (std::size_t z = 0; z < Z; ++z)
             store_pair_outputs(label, gates[i + 2 * z], gates[i + 2 * z + 1], evaluate_pair(x[z], h[0][z], t + 4 * z));
         and_index += n;
@@ -393,7 +394,7 @@ struct lockstep_garbler {
             h[0][z] = x0[z];
             h[1][z] = _mm512_xor_si512(x0[z], d);
         }
-        tandem::detail::vaes::hash_registers<Z, 2>(hash, 2 * and_index, h);
+        tandem::detail::hash_registers<tandem::detail::lanes512, Z, 2>(hash, 2 * and_index, h);
         block tables[2 * n];
         __m512i w[Z];
         for (std::size_t z = 0; z < Z; ++z) w[z] = garble_pair(x0[z], h[0][z], h[1][z], d, tables + 4 * z);
@@ -419,7 +420,7 @@ struct lockstep_evaluator {
         block* out[n / 4];
         for (std::size_t q = 0; q < n / 4; ++q) out[q] = at.next(x[2 * q], x[2 * q + 1]);
         for (std::size_t z = 0; z < Z; ++z) h[0][z] = x[z];
-        tandem::detail::vaes::hash_registers<Z, 1>(hash, 2 * and_index, h);
+        tandem::detail::hash_registers<tandem::detail::lanes512, Z, 1>(hash, 2 * and_index, h);
         __m512i w[Z];
         for (std::size_t z = 0; z < Z; ++z) w[z] = evaluate_pair(x[z], h[0][z], t + 4 * z);
         for (std::size_t q = 0; q < n / 4; ++q) store_quad_outputs(out[q], w[2 * q], w[2 * q + 1]);
@@ -468,6 +469,118 @@ void evaluate_ands(const gate* gates, const Hash& hash, Source& source, label_ar
 }  // namespace tandem::gc::detail::vaes
 
 TANDEM_VAES_END
+
+TANDEM_VAES256_BEGIN
+
+/// The garbler's and evaluator's kernels on VAES with 256-bit registers (run
+/// when crypto/isa.hpp chooses vaes256: AMD Zen 3 and later, Intel client
+/// cores): one gate per register, lanes (A, B), whose tweaks 2g and 2g + 1
+/// make one register of keys, so the hash expands two schedules per
+/// instruction. The tables come out of the lanes as they are stored.
+namespace tandem::gc::detail::vaes256 {
+
+using lanes = tandem::detail::lanes256;
+
+/// Lanes (label[g.in0], label[g.in1]).
+inline __m256i operands(const label_array& label, const gate& g) noexcept {
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(label[g.in0].v), label[g.in1].v, 1);
+}
+
+/// All ones on each lane whose point-and-permute bit (its lsb) is 1.
+inline __m256i permute_masks(__m256i x) noexcept {
+    const __m256i low = _mm256_shuffle_epi32(x, 0x00);  // each lane's low word in all four
+    return _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(low, _mm256_set1_epi64x(1)));
+}
+
+/// (B, A) from (A, B).
+inline __m256i swap_lanes(__m256i x) noexcept { return _mm256_permute2x128_si256(x, x, 0x01); }
+
+/// (0, A) from (A, B)'s swap (B, A).
+inline __m256i high_of(__m256i swapped) noexcept { return _mm256_blend_epi32(_mm256_setzero_si256(), swapped, 0xF0); }
+
+/// The XOR of the two lanes: the gate's output label.
+inline block fold(__m256i w) noexcept {
+    return block(_mm_xor_si128(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+}
+
+/// Half-gates on one gate, lanes x0 = (A0, B0), with h0 their hashes and h1
+/// the hashes of them ⊕ Δ: stores the table (TG, TE), returns C0.
+inline block garble_gate(__m256i x0, __m256i h0, __m256i h1, __m256i d, block* table) noexcept {
+    const __m256i sw = swap_lanes(x0);  // (B0, A0)
+    // (TG, TE) = H0 ^ H1 ^ (pb·Δ, A0)
+    const __m256i corr = _mm256_blend_epi32(_mm256_and_si256(permute_masks(sw), d), sw, 0xF0);
+    const __m256i t = _mm256_xor_si256(_mm256_xor_si256(h0, h1), corr);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(table), t);
+    // (WG0, WE0) = H0 ^ (pa·TG, pb·(TE ^ A0)); C0 = WG0 ^ WE0.
+    return fold(_mm256_xor_si256(h0, _mm256_and_si256(permute_masks(x0), _mm256_xor_si256(t, high_of(sw)))));
+}
+
+/// The evaluator's half on lanes x = (Wa, Wb) with hashes h and the table t
+/// (TG, TE): (TG, TE ^ Wa) selected by (sa, sb), XORed onto (H(Wa), H(Wb)).
+inline block evaluate_gate(__m256i x, __m256i h, const block* t) noexcept {
+    const __m256i u = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(t)), high_of(swap_lanes(x)));
+    return fold(_mm256_xor_si256(h, _mm256_and_si256(permute_masks(x), u)));
+}
+
+template <class Hash, class Sink>
+struct and_garbler : detail::and_garbler<Hash, Sink> {
+    using base = detail::and_garbler<Hash, Sink>;
+    using base::and_index, base::gates, base::delta, base::hash, base::label, base::sink;
+
+    template <std::size_t n>
+    void run(std::uint32_t i) {
+        const __m256i d = _mm256_broadcastsi128_si256(delta.v);
+        __m256i h[2][n], x0[n];
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < n; ++z) {
+            x0[z] = h[0][z] = operands(label, gates[i + z]);
+            h[1][z] = _mm256_xor_si256(x0[z], d);
+        }
+        tandem::detail::hash_registers<lanes, n, 2>(hash, 2 * and_index, h);
+        block tables[2 * n];
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < n; ++z)
+            label[gates[i + z].out] = garble_gate(x0[z], h[0][z], h[1][z], d, tables + 2 * z);
+        sink.write(tables, 2 * n);
+        and_index += n;
+    }
+};
+
+template <class Hash, class Source>
+struct and_evaluator : detail::and_evaluator<Hash, Source> {
+    using base = detail::and_evaluator<Hash, Source>;
+    using base::and_index, base::gates, base::hash, base::label, base::source;
+
+    template <std::size_t n>
+    void run(std::uint32_t i) {
+        const block* t = source.read(2 * n);
+        __m256i h[1][n], x[n];
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < n; ++z) x[z] = h[0][z] = operands(label, gates[i + z]);
+        tandem::detail::hash_registers<lanes, n, 1>(hash, 2 * and_index, h);
+        TANDEM_UNROLL
+        for (std::size_t z = 0; z < n; ++z) label[gates[i + z].out] = evaluate_gate(x[z], h[0][z], t + 2 * z);
+        and_index += n;
+    }
+};
+
+/// garbler_core::ands and evaluator_core::ands with these kernels.
+template <class Hash, class Sink>
+void garble_ands(const gate* gates, const Hash& hash, Sink& sink, label_array& label, block delta,
+                 std::uint32_t begin, std::uint32_t end, std::uint64_t first_and) {
+    and_garbler<Hash, Sink> a{{gates, hash, sink, label, delta, first_and}};
+    run_ands<garble_batch>(begin, end, a);
+}
+template <class Hash, class Source>
+void evaluate_ands(const gate* gates, const Hash& hash, Source& source, label_array& label,
+                   std::uint32_t begin, std::uint32_t end, std::uint64_t first_and) {
+    and_evaluator<Hash, Source> a{{gates, hash, source, label, first_and}};
+    run_ands<evaluate_batch>(begin, end, a);
+}
+
+}  // namespace tandem::gc::detail::vaes256
+
+TANDEM_VAES256_END
 
 TANDEM_CRYPTO_BEGIN
 
@@ -629,10 +742,15 @@ public:
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
         // A lone AND (a chain: one per level) runs the same code either way;
-        // taking it here saves the call into the VAES kernel.
-        if (end - begin > 1 && tandem::detail::use_vaes()) {
-            detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
-            return;
+        // taking it here saves the call into a VAES kernel.
+        if (end - begin > 1) {
+            switch (tandem::detail::choose_aes_isa()) {
+            case aes_isa::vaes:
+                return detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
+            case aes_isa::vaes256:
+                return detail::vaes256::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
+            case aes_isa::aesni: break;
+            }
         }
         detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
         detail::run_ands<garble_batch>(begin, end, a);
@@ -673,9 +791,13 @@ public:
 
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
-        if (end - begin > 1 && tandem::detail::use_vaes()) {
-            detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
-            return;
+        if (end - begin > 1) {
+            switch (tandem::detail::choose_aes_isa()) {
+            case aes_isa::vaes: return detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
+            case aes_isa::vaes256:
+                return detail::vaes256::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
+            case aes_isa::aesni: break;
+            }
         }
         detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         detail::run_ands<evaluate_batch>(begin, end, a);
