@@ -78,20 +78,11 @@ template <class L, std::size_t Z, std::size_t C>
 /// The same on x[c * N + m] in memory (N a multiple of L::width).
 template <class L, std::size_t N, std::size_t C>
 [[gnu::always_inline]] inline void fixed_key(const block* round, std::uint64_t first_tweak, block* x) noexcept {
-    static_assert(N % L::width == 0, "fixed_key: whole registers of tweaks");
     constexpr std::size_t Z = N / L::width;
     typename L::vec v[C][Z];
-    TANDEM_UNROLL
-    for (std::size_t z = 0; z < Z; ++z) {
-        TANDEM_UNROLL
-        for (std::size_t c = 0; c < C; ++c) L::load(v[c][z], x + c * N + L::width * z);
-    }
+    load_batch<L, N, C>(x, v);
     fixed_key_registers<L, Z, C>(round, first_tweak, v);
-    TANDEM_UNROLL
-    for (std::size_t z = 0; z < Z; ++z) {
-        TANDEM_UNROLL
-        for (std::size_t c = 0; c < C; ++c) L::store(x + c * N + L::width * z, v[c][z]);
-    }
+    store_batch<L, N, C>(x, v);
 }
 
 }  // namespace tandem::detail

@@ -105,20 +105,11 @@ template <class L, std::size_t Z, std::size_t C>
 /// The same on x[c * N + m] in memory (N a multiple of L::width).
 template <class L, std::size_t N, std::size_t C>
 [[gnu::always_inline]] inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
-    static_assert(N % L::width == 0, "mitccr: whole registers of tweaks");
     constexpr std::size_t Z = N / L::width;
     typename L::vec v[C][Z];
-    TANDEM_UNROLL
-    for (std::size_t z = 0; z < Z; ++z) {
-        TANDEM_UNROLL
-        for (std::size_t c = 0; c < C; ++c) L::load(v[c][z], x + c * N + L::width * z);
-    }
+    load_batch<L, N, C>(x, v);
     mitccr_registers<L, Z, C>(start, first_tweak, v);
-    TANDEM_UNROLL
-    for (std::size_t z = 0; z < Z; ++z) {
-        TANDEM_UNROLL
-        for (std::size_t c = 0; c < C; ++c) L::store(x + c * N + L::width * z, v[c][z]);
-    }
+    store_batch<L, N, C>(x, v);
 }
 
 /// Round keys r = 0..10 of the tweaks j .. j + Keys - 1 (key S ⊕ (0, j + m)) into round_keys[r][m].

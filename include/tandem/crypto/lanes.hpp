@@ -274,3 +274,30 @@ struct lanes512 {
 }  // namespace tandem::detail
 
 TANDEM_VAES_END
+
+// Moving a batch between memory and registers, for any AES lanes L (no
+// target of its own, always inlined into an entry point of one set).
+namespace tandem::detail {
+
+/// v[c][z] ← the register at x[c * N + width·z] (N a multiple of L::width).
+template <class L, std::size_t N, std::size_t C>
+[[gnu::always_inline]] inline void load_batch(const block* x, typename L::vec (&v)[C][N / L::width]) noexcept {
+    static_assert(N % L::width == 0, "whole registers of tweaks");
+    TANDEM_UNROLL
+    for (std::size_t z = 0; z < N / L::width; ++z) {
+        TANDEM_UNROLL
+        for (std::size_t c = 0; c < C; ++c) L::load(v[c][z], x + c * N + L::width * z);
+    }
+}
+
+/// The inverse of load_batch.
+template <class L, std::size_t N, std::size_t C>
+[[gnu::always_inline]] inline void store_batch(block* x, const typename L::vec (&v)[C][N / L::width]) noexcept {
+    TANDEM_UNROLL
+    for (std::size_t z = 0; z < N / L::width; ++z) {
+        TANDEM_UNROLL
+        for (std::size_t c = 0; c < C; ++c) L::store(x + c * N + L::width * z, v[c][z]);
+    }
+}
+
+}  // namespace tandem::detail
