@@ -122,6 +122,26 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::gc::detail {
 
+/// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for the AES-NI kernels
+/// below. These run wide batches only where AES-NI is the widest ISA (the
+/// VAES kernels take every level of two ANDs or more), so a batch goes to
+/// the 128-bit lanes directly; only a lone AND (a chain, or a level's tail)
+/// goes through the hash's own dispatch, for its cached key schedules.
+/// Going direct also keeps each translation unit from compiling the VAES
+/// hashes a second time for batches that never reach them.
+template <std::size_t N, std::size_t C, class Hash>
+[[gnu::always_inline]] inline void hash_batch(const Hash& hash, std::uint64_t first_tweak, block* x) noexcept {
+    if constexpr (N == 2) {
+        hash.template hash<N, C>(first_tweak, x);
+    } else {
+        using L = tandem::detail::lanes128;
+        typename L::vec v[C][N];
+        tandem::detail::load_batch<L, N, C>(x, v);
+        tandem::detail::hash_registers<L, N, C>(hash, first_tweak, v);
+        tandem::detail::store_batch<L, N, C>(x, v);
+    }
+}
+
 template <class Hash, class Sink>
 struct and_garbler {
     const gate* gates;  ///< the level's gates (a circuit's, or a lockstep group's relocated copies)
@@ -142,7 +162,7 @@ struct and_garbler {
             x[2 * n + 2 * k] = label[g.in0] ^ delta;
             x[2 * n + 2 * k + 1] = label[g.in1] ^ delta;
         }
-        hash.template hash<2 * n, 2>(2 * and_index, x);
+        hash_batch<2 * n, 2>(hash, 2 * and_index, x);
         for (std::size_t k = 0; k < n; ++k) {
             const gate& g = gates[i + k];
             const block a0 = label[g.in0], b0 = label[g.in1];
@@ -177,7 +197,7 @@ struct and_evaluator {
             x[2 * k] = label[g.in0];
             x[2 * k + 1] = label[g.in1];
         }
-        hash.template hash<2 * n, 1>(2 * and_index, x);
+        hash_batch<2 * n, 1>(hash, 2 * and_index, x);
         for (std::size_t k = 0; k < n; ++k) {
             const gate& g = gates[i + k];
             const block a = label[g.in0], b = label[g.in1];
@@ -629,9 +649,10 @@ template <class Core>
 class step_runner {
 public:
     /// Levels [begin, end) of c; returns the tweak index after their ANDs.
-    /// Flattened: the AES-NI batches inline here, as they must in a chain of
-    /// one AND per level, where a call per gate shows; the VAES kernel (of
-    /// another target) stays a call, made once per wide level.
+    /// Flattened: a lone AND inlines here, as it must in a chain of one AND
+    /// per level, where a call per gate shows; a level of two ANDs or more is
+    /// one call into a kernel (the cores' many_ands, not inlined, so that each
+    /// kernel is compiled once per core type, not once per caller).
     [[gnu::flatten]] std::uint64_t levels(const circuit_data& c, label_array& label, std::uint32_t begin, std::uint32_t end,
                          std::uint64_t first_and) {
         Core& core = static_cast<Core&>(*this);
@@ -684,7 +705,7 @@ public:
     /// tweaks are thus exactly the range its instances own, [first_and,
     /// first_and + k·ANDs(body)), and both parties derive the same groups
     /// from the same plan.
-    [[gnu::flatten]] std::uint64_t lockstep(const region_data& r, std::uint32_t first, std::uint32_t k,
+    std::uint64_t lockstep(const region_data& r, std::uint32_t first, std::uint32_t k,
                                             label_array& outer, std::uint64_t first_and) {
         Core& core = static_cast<Core&>(*this);
         const circuit_data& body = r.bodies[r.instances[first].body];
@@ -741,16 +762,21 @@ public:
     /// The ANDs [begin, end) of `gates` (all of one level), the first with tweak index first_and.
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
-        // A lone AND (a chain: one per level) runs the same code either way;
-        // taking it here saves the call into a VAES kernel.
-        if (end - begin > 1) {
-            switch (tandem::detail::choose_aes_isa()) {
-            case aes_isa::vaes:
-                return detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
-            case aes_isa::vaes256:
-                return detail::vaes256::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
-            case aes_isa::aesni: break;
-            }
+        // A lone AND (a chain: one per level) runs the same code on every ISA
+        // and is taken here, without a call.
+        if (end - begin > 1) return many_ands(gates, label, begin, end, first_and);
+        detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
+        if (end > begin) a.template run<1>(begin);
+    }
+    /// ands() for two ANDs or more, in the widest kernel that runs.
+    [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
+                                     std::uint32_t end, std::uint64_t first_and) {
+        switch (tandem::detail::choose_aes_isa()) {
+        case aes_isa::vaes:
+            return detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
+        case aes_isa::vaes256:
+            return detail::vaes256::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
+        case aes_isa::aesni: break;
         }
         detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
         detail::run_ands<garble_batch>(begin, end, a);
@@ -791,13 +817,17 @@ public:
 
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
-        if (end - begin > 1) {
-            switch (tandem::detail::choose_aes_isa()) {
-            case aes_isa::vaes: return detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
-            case aes_isa::vaes256:
-                return detail::vaes256::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
-            case aes_isa::aesni: break;
-            }
+        if (end - begin > 1) return many_ands(gates, label, begin, end, first_and);
+        detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
+        if (end > begin) a.template run<1>(begin);
+    }
+    [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
+                                     std::uint32_t end, std::uint64_t first_and) {
+        switch (tandem::detail::choose_aes_isa()) {
+        case aes_isa::vaes: return detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
+        case aes_isa::vaes256:
+            return detail::vaes256::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
+        case aes_isa::aesni: break;
         }
         detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         detail::run_ands<evaluate_batch>(begin, end, a);
