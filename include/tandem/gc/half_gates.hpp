@@ -135,7 +135,7 @@ template <std::size_t N, std::size_t C, class Hash>
         hash.template hash<N, C>(first_tweak, x);
     } else {
         using L = tandem::detail::lanes128;
-        typename L::vec v[C][N];
+        typename L::vec v[C][N / L::width];
         tandem::detail::load_batch<L, N, C>(x, v);
         tandem::detail::hash_registers<L, N, C>(hash, first_tweak, v);
         tandem::detail::store_batch<L, N, C>(x, v);
@@ -705,8 +705,8 @@ public:
     /// tweaks are thus exactly the range its instances own, [first_and,
     /// first_and + k·ANDs(body)), and both parties derive the same groups
     /// from the same plan.
-    std::uint64_t lockstep(const region_data& r, std::uint32_t first, std::uint32_t k,
-                                            label_array& outer, std::uint64_t first_and) {
+    std::uint64_t lockstep(const region_data& r, std::uint32_t first, std::uint32_t k, label_array& outer,
+                           std::uint64_t first_and) {
         Core& core = static_cast<Core&>(*this);
         const circuit_data& body = r.bodies[r.instances[first].body];
         const std::size_t slots = std::size_t{body.slot_count} * k;
@@ -768,19 +768,6 @@ public:
         detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
         if (end > begin) a.template run<1>(begin);
     }
-    /// ands() for two ANDs or more, in the widest kernel that runs.
-    [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
-                                     std::uint32_t end, std::uint64_t first_and) {
-        switch (tandem::detail::choose_aes_isa()) {
-        case aes_isa::vaes:
-            return detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
-        case aes_isa::vaes256:
-            return detail::vaes256::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
-        case aes_isa::aesni: break;
-        }
-        detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
-        detail::run_ands<garble_batch>(begin, end, a);
-    }
     /// The w ANDs from `gates` on of k interleaved copies (k a multiple of 4,
     /// VAES only): see vaes::quad_cursor.
     void lockstep_ands(const gate* gates, std::uint32_t w, std::uint32_t k, block* label, std::uint64_t first_and) {
@@ -804,6 +791,20 @@ public:
     }
 
 private:
+    /// ands() for two ANDs or more, in the widest kernel that runs.
+    [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
+                                     std::uint32_t end, std::uint64_t first_and) {
+        switch (tandem::detail::choose_aes_isa()) {
+        case aes_isa::vaes:
+            return detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
+        case aes_isa::vaes256:
+            return detail::vaes256::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
+        case aes_isa::aesni: break;
+        }
+        detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
+        detail::run_ands<garble_batch>(begin, end, a);
+    }
+
     Hash hash_;  // each core its own: the hash caches expanded keys (not thread-safe)
     block delta_;
     Sink& sink_;
@@ -821,17 +822,6 @@ public:
         detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         if (end > begin) a.template run<1>(begin);
     }
-    [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
-                                     std::uint32_t end, std::uint64_t first_and) {
-        switch (tandem::detail::choose_aes_isa()) {
-        case aes_isa::vaes: return detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
-        case aes_isa::vaes256:
-            return detail::vaes256::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
-        case aes_isa::aesni: break;
-        }
-        detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
-        detail::run_ands<evaluate_batch>(begin, end, a);
-    }
     void lockstep_ands(const gate* gates, std::uint32_t w, std::uint32_t k, block* label, std::uint64_t first_and) {
         detail::vaes::evaluate_lockstep(gates, w, k, hash_, source_, label, first_and);
     }
@@ -847,6 +837,19 @@ public:
     }
 
 private:
+    /// ands() for two ANDs or more, in the widest kernel that runs.
+    [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
+                                     std::uint32_t end, std::uint64_t first_and) {
+        switch (tandem::detail::choose_aes_isa()) {
+        case aes_isa::vaes: return detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
+        case aes_isa::vaes256:
+            return detail::vaes256::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
+        case aes_isa::aesni: break;
+        }
+        detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
+        detail::run_ands<evaluate_batch>(begin, end, a);
+    }
+
     Hash hash_;
     Source& source_;
 };
