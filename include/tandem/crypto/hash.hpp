@@ -133,6 +133,17 @@ template <class L, std::size_t Keys>
 [[gnu::always_inline]] inline void expand_tweak_keys(block start_block, std::uint64_t j,
                                                      __m128i (&round_keys)[11][Keys]) noexcept {
     static_assert(Keys % L::width == 0, "expand_tweak_keys: whole registers of keys");
+    constexpr std::size_t Z = Keys / L::width;
+    if constexpr (L::sliced_keys && Z % 4 == 0) {
+        typename L::vec k[11][Z];
+        sliced_tweak_round_keys<L, Z>(start_block, j, k);
+        TANDEM_UNROLL
+        for (int r = 0; r < 11; ++r) {
+            TANDEM_UNROLL
+            for (std::size_t z = 0; z < Z; ++z) L::store(reinterpret_cast<block*>(&round_keys[r][L::width * z]), k[r][z]);
+        }
+        return;
+    }
     typename L::vec start, tweak;
     L::broadcast(start, start_block);
     L::tweaks(tweak, j);
