@@ -122,6 +122,28 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::gc::detail {
 
+/// v[c][m] ← H(v[c][m], first_tweak + m) for the AES-NI kernels below. A
+/// lone AND (a chain, or a level's tail) goes through the hash's dispatch,
+/// which keeps key schedules expanded ahead for chains. Batches of two ANDs
+/// or more come here only where AES-NI is the widest ISA (the VAES kernels
+/// take every such level), so they hash in 128-bit lanes directly: the
+/// dispatch would only compile the VAES hashes again in each translation
+/// unit for batches that never reach them.
+template <std::size_t N, std::size_t C, class Hash>
+[[gnu::always_inline]] inline void hash_lanes128(const Hash& hash, std::uint64_t first_tweak,
+                                                 __m128i (&v)[C][N]) noexcept {
+    if constexpr (N == 2) {
+        block x[C * N];
+        for (std::size_t c = 0; c < C; ++c)
+            for (std::size_t m = 0; m < N; ++m) x[c * N + m] = block(v[c][m]);
+        hash.template hash<N, C>(first_tweak, x);
+        for (std::size_t c = 0; c < C; ++c)
+            for (std::size_t m = 0; m < N; ++m) v[c][m] = x[c * N + m].v;
+    } else {
+        tandem::detail::hash_registers<tandem::detail::lanes128, N, C>(hash, first_tweak, v);
+    }
+}
+
 /// All ones if the label's point-and-permute bit (its lsb) is 1, else zero.
 inline __m128i permute_mask(__m128i x) noexcept {
     const __m128i low = _mm_shuffle_epi32(x, 0x00);  // the low word in all four
@@ -137,43 +159,14 @@ struct and_garbler {
     block delta;
     std::uint64_t and_index;
 
-    /// Garbles the n ANDs from gate i on.
+    /// Garbles the n ANDs from gate i on, in 128-bit registers as the VAES
+    /// kernels do it: the labels are loaded once, hashed where they are, and
+    /// the half-gate algebra works on the registers (point-and-permute masks
+    /// without leaving them). Measured on Zen 3 against the batch through
+    /// memory (labels stored, hashed, read back): wide garbling 27 → 33 M
+    /// AND/s, evaluation 35 → 40.
     template <std::size_t n>
     void run(std::uint32_t i) {
-        if constexpr (n == 1)
-            run_one(i);
-        else
-            run_registers<n>(i);
-    }
-
-    /// A lone AND (a chain, or a level's tail): through the hash's own
-    /// dispatch, which keeps key schedules expanded ahead for chains.
-    void run_one(std::uint32_t i) {
-        const gate& g = gates[i];
-        const block a0 = label[g.in0], b0 = label[g.in1];
-        block x[4] = {a0, b0, a0 ^ delta, b0 ^ delta}, tables[2];
-        hash.template hash<2, 2>(2 * and_index, x);
-        const block pa = mask_of(a0.lsb()), pb = mask_of(b0.lsb());
-        tables[0] = x[0] ^ x[2] ^ (pb & delta);
-        tables[1] = x[1] ^ x[3] ^ a0;
-        label[g.out] = x[0] ^ (pa & tables[0]) ^ x[1] ^ (pb & (tables[1] ^ a0));
-        sink.write(tables, 2);
-        ++and_index;
-    }
-
-    /// A batch in 128-bit registers, as the VAES kernels do it: the labels
-    /// are loaded once, hashed where they are, and the half-gate algebra
-    /// works on the registers (point-and-permute masks without leaving them).
-    /// The hash runs in 128-bit lanes directly: batches of two ANDs or more
-    /// come here only where AES-NI is the widest ISA (the VAES kernels take
-    /// every such level), so the hash's dispatch would only compile the VAES
-    /// hashes again in each translation unit for batches that never reach
-    /// them. Measured on Zen 3 against the batch through memory (labels
-    /// stored, hashed, read back): wide garbling 27 → 33 M AND/s,
-    /// evaluation 35 → 40.
-    template <std::size_t n>
-    void run_registers(std::uint32_t i) {
-        using L = tandem::detail::lanes128;
         const __m128i d = delta.v;
         __m128i x[2 * n], h[2][2 * n];  // x[2k], x[2k + 1]: A0, B0 of gate k; h[c]: their hashes (c = 1: of them ⊕ Δ)
         TANDEM_UNROLL
@@ -184,7 +177,7 @@ struct and_garbler {
             h[1][2 * k] = _mm_xor_si128(x[2 * k], d);
             h[1][2 * k + 1] = _mm_xor_si128(x[2 * k + 1], d);
         }
-        tandem::detail::hash_registers<tandem::detail::lanes128, 2 * n, 2>(hash, 2 * and_index, h);
+        hash_lanes128<2 * n, 2>(hash, 2 * and_index, h);
         block tables[2 * n];
         TANDEM_UNROLL
         for (std::size_t k = 0; k < n; ++k) {
@@ -212,24 +205,6 @@ struct and_evaluator {
 
     template <std::size_t n>
     void run(std::uint32_t i) {
-        if constexpr (n == 1)
-            run_one(i);
-        else
-            run_registers<n>(i);
-    }
-
-    void run_one(std::uint32_t i) {
-        const block* t = source.read(2);
-        const gate& g = gates[i];
-        const block a = label[g.in0], b = label[g.in1];
-        block x[2] = {a, b};
-        hash.template hash<2, 1>(2 * and_index, x);
-        label[g.out] = x[0] ^ (mask_of(a.lsb()) & t[0]) ^ x[1] ^ (mask_of(b.lsb()) & (t[1] ^ a));
-        ++and_index;
-    }
-
-    template <std::size_t n>
-    void run_registers(std::uint32_t i) {
         const block* t = source.read(2 * n);
         __m128i x[2 * n], h[1][2 * n];
         TANDEM_UNROLL
@@ -238,7 +213,7 @@ struct and_evaluator {
             x[2 * k] = h[0][2 * k] = label[g.in0].v;
             x[2 * k + 1] = h[0][2 * k + 1] = label[g.in1].v;
         }
-        tandem::detail::hash_registers<tandem::detail::lanes128, 2 * n, 1>(hash, 2 * and_index, h);
+        hash_lanes128<2 * n, 1>(hash, 2 * and_index, h);
         TANDEM_UNROLL
         for (std::size_t k = 0; k < n; ++k) {
             const __m128i a = x[2 * k];
