@@ -197,6 +197,53 @@ TEST_CASE("crypto.fixed_key_hash.batched_equals_scalar") {
     });
 }
 
+}  // namespace crypto_tests
+
+// The AES-NI hash's two schedule paths, each called directly: the kernels
+// run only the one this CPU picks (AVX2 where it has it), so the other is
+// checked here against FIPS-197's one-key schedule (aes_key).
+TANDEM_CRYPTO_BEGIN
+namespace crypto_tests {
+template <std::size_t Z>
+void sliced_round_keys_sse(tandem::block start, std::uint64_t first, __m128i (&k)[11][Z]) {
+    tandem::detail::sliced_tweak_round_keys<tandem::detail::lanes128, Z>(start, first, k);
+}
+}  // namespace crypto_tests
+TANDEM_CRYPTO_END
+
+namespace crypto_tests {
+
+template <std::size_t Z>
+void check_tweak_schedules(bool avx2) {
+    prg rng(block(11, Z));
+    const block start = rng.next();
+    for (const std::uint64_t first : {std::uint64_t{40}, std::uint64_t{0xFFFFFFFC}, ~std::uint64_t{0} - 5}) {
+        INFO("Z " << Z << ", first tweak " << first << (avx2 ? ", AVX2" : ", SSE"));
+        alignas(32) __m128i k[11][Z];
+        if constexpr (Z % 8 == 0) {
+            if (avx2) detail::avx2::tweak_round_keys<Z>(start, first, k);
+        }
+        if (!avx2) sliced_round_keys_sse<Z>(start, first, k);
+        for (std::size_t m = 0; m < Z; ++m) {
+            const aes_key key(start ^ block(0, first + m));
+            for (std::size_t r = 0; r < 11; ++r) CHECK(block(k[r][m]) == key.round[r]);
+        }
+    }
+}
+
+TEST_CASE("crypto.hash.aesni_schedules_equal_fips197") {
+    for (const bool avx2 : {false, true}) {
+        if (avx2 && !detail::cpu().avx2) {
+            MESSAGE("this CPU lacks AVX2: its AES-NI schedule path is not run here");
+            continue;
+        }
+        if (!avx2) check_tweak_schedules<4>(false);
+        check_tweak_schedules<8>(avx2);
+        check_tweak_schedules<16>(avx2);
+        check_tweak_schedules<32>(avx2);
+    }
+}
+
 TEST_CASE("crypto.hash.key_cache_for_chains") {
     // Consecutive one-gate calls (a chain) switch to cached key schedules; the
     // results must not change, including across refills and after jumps.

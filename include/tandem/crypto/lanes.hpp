@@ -158,13 +158,74 @@ struct lanes128 {
 
 TANDEM_CRYPTO_END
 
+TANDEM_AVX2_BEGIN
+
+namespace tandem::detail {
+
+/// The word-sliced key schedule (sliced_rotate) of eight keys per set of
+/// 256-bit registers, four per lane, for every CPU with AVX2: the XORs and
+/// the transposes take one instruction per two lanes, and each lane's SubWord
+/// takes one AES-NI instruction. With AES-NI alone this halves the
+/// schedule's instructions (hash.hpp, mitccr_registers, has the
+/// measurement); lanes256 inherits it and steps both lanes with one VAES
+/// instruction.
+struct sliced_keys256 {
+    using vec = __m256i;
+    static constexpr std::size_t width = 2;
+    /// Word-sliced keys: dword c of lane l of w[i] = word i of the key
+    /// S ⊕ (0, first + 2c + l), so that transposed, register c holds the
+    /// keys of tweaks first + 2c, first + 2c + 1 — a register of tweaks as
+    /// lanes256::tweaks() makes it, and in memory the keys in tweak order.
+    static void sliced_tweak_keys(vec (&w)[4], block start, std::uint64_t first) noexcept {
+        alignas(32) std::uint32_t lo[8], hi[8];
+        for (std::uint32_t l = 0; l < 2; ++l)
+            for (std::uint32_t c = 0; c < 4; ++c) {
+                const std::uint64_t t = first + 2 * c + l;
+                lo[4 * l + c] = static_cast<std::uint32_t>(t);
+                hi[4 * l + c] = static_cast<std::uint32_t>(t >> 32);
+            }
+        const __m256i s = _mm256_broadcastsi128_si256(start.v);
+        w[0] = _mm256_xor_si256(_mm256_shuffle_epi32(s, 0x00), _mm256_load_si256(reinterpret_cast<const __m256i*>(lo)));
+        w[1] = _mm256_xor_si256(_mm256_shuffle_epi32(s, 0x55), _mm256_load_si256(reinterpret_cast<const __m256i*>(hi)));
+        w[2] = _mm256_shuffle_epi32(s, 0xAA);
+        w[3] = _mm256_shuffle_epi32(s, 0xFF);
+    }
+    /// The prefix XOR of a round, given T = SubWord(RotWord(w3)) ^ rcon.
+    static void sliced_prefix(vec (&w)[4], const vec& t) noexcept {
+        w[0] = _mm256_xor_si256(w[0], t);
+        w[1] = _mm256_xor_si256(w[1], w[0]);
+        w[2] = _mm256_xor_si256(w[2], w[1]);
+        w[3] = _mm256_xor_si256(w[3], w[2]);
+    }
+    static void sliced_step(vec (&w)[4], int round) noexcept {
+        const __m256i t = _mm256_shuffle_epi8(w[3], _mm256_load_si256(reinterpret_cast<const __m256i*>(sliced_rotate.bytes)));
+        const __m128i rcon = _mm_load_si128(reinterpret_cast<const __m128i*>(round_constant_words.words[round]));
+        const __m128i low = _mm_aesenclast_si128(_mm256_castsi256_si128(t), rcon);
+        const __m128i high = _mm_aesenclast_si128(_mm256_extracti128_si256(t, 1), rcon);
+        sliced_prefix(w, _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1));
+    }
+    static void sliced_round_keys(vec (&k)[4], const vec (&w)[4]) noexcept {
+        const __m256i a = _mm256_unpacklo_epi32(w[0], w[1]), b = _mm256_unpackhi_epi32(w[0], w[1]);
+        const __m256i c = _mm256_unpacklo_epi32(w[2], w[3]), d = _mm256_unpackhi_epi32(w[2], w[3]);
+        k[0] = _mm256_unpacklo_epi64(a, c);
+        k[1] = _mm256_unpackhi_epi64(a, c);
+        k[2] = _mm256_unpacklo_epi64(b, d);
+        k[3] = _mm256_unpackhi_epi64(b, d);
+    }
+};
+
+}  // namespace tandem::detail
+
+TANDEM_AVX2_END
+
 TANDEM_VAES256_BEGIN
 
 namespace tandem::detail {
 
 /// VAES on 256-bit registers (AVX2): two blocks per register; 16 registers.
-/// Lane l of the register at blocks p holds block p[l].
-struct lanes256 {
+/// Lane l of the register at blocks p holds block p[l]. The sliced schedule
+/// is sliced_keys256's, its SubWord one VAES instruction for both lanes.
+struct lanes256 : sliced_keys256 {
     using vec = __m256i;
     static constexpr std::size_t width = 2, registers = 16;
     static constexpr bool sliced_keys = true;
@@ -192,40 +253,10 @@ struct lanes256 {
         t = _mm256_set_epi64x(0, j + 1, 0, j);
     }
     static void next_tweaks(vec& t) noexcept { t = _mm256_add_epi64(t, _mm256_set_epi64x(0, 2, 0, 2)); }
-
-    /// Word-sliced keys: dword c of lane l of w[i] = word i of the key
-    /// S ⊕ (0, first + 2c + l), so that transposed, register c holds the
-    /// keys of tweaks first + 2c, first + 2c + 1 — a register of tweaks as
-    /// tweaks() makes it.
-    static void sliced_tweak_keys(vec (&w)[4], block start, std::uint64_t first) noexcept {
-        alignas(32) std::uint32_t lo[8], hi[8];
-        for (std::uint32_t l = 0; l < 2; ++l)
-            for (std::uint32_t c = 0; c < 4; ++c) {
-                const std::uint64_t t = first + 2 * c + l;
-                lo[4 * l + c] = static_cast<std::uint32_t>(t);
-                hi[4 * l + c] = static_cast<std::uint32_t>(t >> 32);
-            }
-        const __m256i s = _mm256_broadcastsi128_si256(start.v);
-        w[0] = _mm256_xor_si256(_mm256_shuffle_epi32(s, 0x00), _mm256_load_si256(reinterpret_cast<const __m256i*>(lo)));
-        w[1] = _mm256_xor_si256(_mm256_shuffle_epi32(s, 0x55), _mm256_load_si256(reinterpret_cast<const __m256i*>(hi)));
-        w[2] = _mm256_shuffle_epi32(s, 0xAA);
-        w[3] = _mm256_shuffle_epi32(s, 0xFF);
-    }
     static void sliced_step(vec (&w)[4], int round) noexcept {
         __m256i t = _mm256_shuffle_epi8(w[3], _mm256_load_si256(reinterpret_cast<const __m256i*>(sliced_rotate.bytes)));
         t = _mm256_aesenclast_epi128(t, _mm256_load_si256(reinterpret_cast<const __m256i*>(round_constant_words.words[round])));
-        w[0] = _mm256_xor_si256(w[0], t);
-        w[1] = _mm256_xor_si256(w[1], w[0]);
-        w[2] = _mm256_xor_si256(w[2], w[1]);
-        w[3] = _mm256_xor_si256(w[3], w[2]);
-    }
-    static void sliced_round_keys(vec (&k)[4], const vec (&w)[4]) noexcept {
-        const __m256i a = _mm256_unpacklo_epi32(w[0], w[1]), b = _mm256_unpackhi_epi32(w[0], w[1]);
-        const __m256i c = _mm256_unpacklo_epi32(w[2], w[3]), d = _mm256_unpackhi_epi32(w[2], w[3]);
-        k[0] = _mm256_unpacklo_epi64(a, c);
-        k[1] = _mm256_unpackhi_epi64(a, c);
-        k[2] = _mm256_unpacklo_epi64(b, d);
-        k[3] = _mm256_unpackhi_epi64(b, d);
+        sliced_prefix(w, t);
     }
 };
 
