@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
 
 #include <immintrin.h>
 
@@ -234,24 +235,22 @@ template <std::size_t Z>
 
 TANDEM_AVX2_END
 
-TANDEM_CRYPTO_BEGIN
-
 namespace tandem::detail {
-/// The round keys of the AES-NI hash's Z tweak keys first, first + 1, …
-/// into k[r][z] (k 32-byte aligned). With AVX2 the schedules take half the
-/// instructions (sliced_keys256): on Zen 3 the schedules alone take 14
-/// cycles per key against 18–23 (batches of 16 and 32 keys; 8 keys are
-/// one set of slices, which runs at its latency: 22 against 18).
-template <std::size_t Z>
-inline void aesni_tweak_round_keys(block start, std::uint64_t first, __m128i (&k)[11][Z]) noexcept {
-    if constexpr (Z % 16 == 0) {  // two sets of 256-bit slices; one set alone runs at its latency
+/// The round keys of Z registers of tweak keys first, first + 1, … into
+/// k[r][z] (k 32-byte aligned), as sliced_tweak_round_keys. AES-NI takes the
+/// AVX2 schedules where the CPU has them (sliced_keys256, half the
+/// instructions): on Zen 3 the schedules alone take 14 cycles per key
+/// against 18–23 for batches of 16 and 32 keys; 8 keys are one set of
+/// 256-bit slices, which runs at its latency (22 against 18), so they stay.
+template <class L, std::size_t Z>
+[[gnu::always_inline]] inline void tweak_round_keys(block start, std::uint64_t first,
+                                                    typename L::vec (&k)[11][Z]) noexcept {
+    if constexpr (std::is_same_v<L, lanes128> && Z % 16 == 0) {
         if (cpu().avx2) return avx2::tweak_round_keys<Z>(start, first, k);
     }
-    sliced_tweak_round_keys<lanes128, Z>(start, first, k);
+    sliced_tweak_round_keys<L, Z>(start, first, k);
 }
 }  // namespace tandem::detail
-
-TANDEM_CRYPTO_END
 
 TANDEM_VAES256_BEGIN
 

@@ -20,7 +20,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 TANDEM_CRYPTO_BEGIN
 
@@ -58,17 +57,12 @@ template <class L, std::size_t Z, std::size_t C>
         // Measured on Zen 3 (bench_garble wide, VAES-256): round keys through
         // memory, four registers at a time, garbling 46 → 56 M AND/s; the
         // whole batch's keys first, two sets at a time, 56 → 69 (evaluating
-        // 77 → 92). AES-NI expands them with AVX2 where the CPU has it
-        // (aes.hpp, aesni_tweak_round_keys).
-        // AES-NI with one block per key keeps its keys in registers (51 M
-        // AND/s for the hash alone against 44–49; wide evaluation 5 % slower
-        // with the AVX2 schedules through memory).
+        // 77 → 92). AES-NI with one block per key keeps its keys in
+        // registers (51 M AND/s for the hash alone against 44–49; wide
+        // evaluation 5 % slower with the AVX2 schedules through memory).
         constexpr bool keys_in_memory = C >= 2 || L::width > 1;
         alignas(32) [[maybe_unused]] vec k[keys_in_memory ? 11 : 1][keys_in_memory ? Z : 1];
-        if constexpr (keys_in_memory && std::is_same_v<L, lanes128>)
-            aesni_tweak_round_keys<Z>(start_block, first_tweak, k);
-        else if constexpr (keys_in_memory)
-            sliced_tweak_round_keys<L, Z>(start_block, first_tweak, k);
+        if constexpr (keys_in_memory) tweak_round_keys<L, Z>(start_block, first_tweak, k);
         TANDEM_UNROLL
         for (std::size_t g = 0; g < Z; g += 4) {
             vec sg[C][4], st[C][4];
@@ -141,17 +135,10 @@ template <class L, std::size_t Keys>
                                                      __m128i (&round_keys)[11][Keys]) noexcept {
     static_assert(Keys % L::width == 0, "expand_tweak_keys: whole registers of keys");
     constexpr std::size_t Z = Keys / L::width;
-    if constexpr (std::is_same_v<L, lanes128> && Z % 4 == 0) {
-        aesni_tweak_round_keys<Z>(start_block, j, round_keys);
-        return;
-    } else if constexpr (L::sliced_keys && Z % 4 == 0) {
-        typename L::vec k[11][Z];
-        sliced_tweak_round_keys<L, Z>(start_block, j, k);
-        TANDEM_UNROLL
-        for (int r = 0; r < 11; ++r) {
-            TANDEM_UNROLL
-            for (std::size_t z = 0; z < Z; ++z) L::store(reinterpret_cast<block*>(&round_keys[r][L::width * z]), k[r][z]);
-        }
+    if constexpr (L::sliced_keys && Z % 4 == 0) {
+        // Register z holds keys width·z .. width·z + width − 1, so the rows
+        // of round_keys are the registers in order.
+        tweak_round_keys<L, Z>(start_block, j, reinterpret_cast<typename L::vec(&)[11][Z]>(round_keys));
         return;
     }
     typename L::vec start, tweak;
@@ -289,7 +276,9 @@ private:
     mutable std::uint64_t cache_first_ = no_tweak;
     mutable std::uint64_t last_end_ = no_tweak;
     mutable std::uint32_t chain_length_ = 0;
-    alignas(32) mutable __m128i round_keys_[11][cached_keys];  // 32-byte aligned (aesni_tweak_round_keys); filled by refill() before any read; raw, so not zeroed per hash object
+    // Filled by refill() before any read; raw, so not zeroed per hash object;
+    // 32-byte aligned for the 256-bit stores of tweak_round_keys.
+    alignas(32) mutable __m128i round_keys_[11][cached_keys];
 
     block start_;
 };
