@@ -133,7 +133,7 @@ struct recording {
     std::vector<std::uint32_t> input_uses;    ///< uses of wire k, for k <= input_bits
     std::uint32_t max_level = 0;
     std::vector<recorded_region> regions;     ///< in record order (increasing level)
-    /// Streamed segments: the slot each input bit already occupies (empty:
+    /// A compile's segments: the slot each input bit already occupies (empty:
     /// input bit k starts in slot k, as in a compiled circuit).
     std::vector<std::uint32_t> input_slots;
 
@@ -144,15 +144,16 @@ struct recording {
     }
 };
 
-/// The storage slots of a streamed run: one label array for the whole run,
-/// its free slots reused segment after segment (circuit/layout.hpp).
+/// The storage slots of a compile laid out by segments: one slot array for
+/// the whole circuit, its free slots reused segment after segment
+/// (circuit/layout.hpp).
 struct slot_pool {
     std::vector<std::uint32_t> free;
     std::uint32_t count = 0;  ///< slots ever used: the run's label array size
     std::uint32_t take() {
         if (free.empty()) {
             if (count >= output_false - 1)
-                throw usage_error("tandem: a streamed run holds more than 2^32 live wires; free values you no longer need");
+                throw usage_error("tandem::compile: the circuit holds more than 2^32 live wires; split the computation");
             return count++;
         }
         const std::uint32_t s = free.back();
@@ -169,11 +170,14 @@ struct stream_input_bit {
     std::uint8_t value;
 };
 
-/// One segment of a streamed run (docs/DESIGN.md §11): a levelled circuit over the
-/// run's slots. Its inputs are the wires carried in from earlier segments
-/// (already in their slots) and `inputs`, whose labels the runner writes
-/// before running it. data.output_slots holds first the `carried` wires that
-/// live values still name (they stay in their slots for the next segment),
+/// One segment of a streamed run (docs/DESIGN.md §11): a levelled circuit
+/// whose wire ids are its slots: slot 0 the constant, 1..C the C wires
+/// carried in from the previous segment, then `inputs`, then the gates in
+/// record order (a dead or merged gate leaves its slot unused). The runner
+/// moves carried wire c from the previous segment's slot output_slots[c - 1]
+/// to slot c of this one (two label arrays, used in turn), and writes the
+/// inputs' labels, before running it. data.output_slots holds first the
+/// `carried` wires that live values still name (the next segment's 1..carried),
 /// then the bits opened to `open` at its end, if any.
 struct stream_segment {
     std::uint64_t index = 0;
@@ -337,7 +341,7 @@ public:
     /// values declared with add_output_value (nothing is carried).
     circuit_data finish_compile() {
         if (!compile_ || region_) internal_error("finish_compile() on a builder that does not compile by segments");
-        return lay_out_segment(std::move(rec_), pool_, false, 0);
+        return lay_out_segment(std::move(rec_), pool_, 0);
     }
 
     /// Re-points a linked member at a (shorter) range of its references,
@@ -373,11 +377,8 @@ public:
                               "and pass the values in");
         if (!rec_.gates.empty()) cut({}, std::nullopt);
         const wire_ref first = add_input_value(owner, bits);
-        for (std::uint32_t k = 0; k < bits; ++k) {
-            const std::uint32_t slot = pool_.take();
-            rec_.input_slots.push_back(slot);
-            pending_inputs_.push_back({slot, owner, values != nullptr ? values[k] : std::uint8_t{0}});
-        }
+        for (std::uint32_t k = 0; k < bits; ++k)  // a streamed segment's wires sit in the slots their ids name
+            pending_inputs_.push_back({first.id() + k, owner, values != nullptr ? values[k] : std::uint8_t{0}});
         return first;
     }
 
@@ -421,7 +422,7 @@ public:
         pending_inputs_.clear();
         seg.carried = n_carried;
         seg.open = who;
-        seg.data = lay_out_segment(std::move(rec_), pool_, !compile_, n_carried);
+        seg.data = compile_ ? lay_out_segment(std::move(rec_), pool_, n_carried) : lay_out_streamed(std::move(rec_), n_carried);
         seg.and_gates = executed_ands(seg.data);  // what runs: dead gates are gone
         // The next segment's inputs are the carried wires, where they are; it
         // records into the same gate storage (lay_out emptied it).
@@ -429,7 +430,7 @@ public:
         rec_ = recording{};
         rec_.gates = std::move(storage);
         rec_.input_bits = n_carried;
-        rec_.input_slots.assign(seg.data.output_slots.begin(), seg.data.output_slots.begin() + n_carried);
+        if (compile_) rec_.input_slots.assign(seg.data.output_slots.begin(), seg.data.output_slots.begin() + n_carried);
         rec_.input_uses.assign(std::size_t{n_carried} + 1, 0);
         input_not_.assign(std::size_t{n_carried} + 1, 0);
         floor_ = 0;
@@ -454,11 +455,8 @@ public:
         return n;
     }
 
-    /// Slot of carried wire w (1..C) after a cut.
-    std::uint32_t carried_slot(std::uint32_t w) const noexcept { return rec_.input_slots[w - 1]; }
-    /// Segments cut so far; slots the run has used.
+    /// Segments cut so far.
     std::uint64_t segments() const noexcept { return segments_; }
-    std::uint32_t slot_count() const noexcept { return pool_.count; }
 
     /// Hands over what was recorded; the builder is empty afterwards.
     recording take() && { return std::move(rec_); }
@@ -734,9 +732,11 @@ private:
     /// outputs the given instance gates; levels by AND depth.
     static circuit_data lay_out_body(const std::vector<std::uint32_t>& key, std::size_t imports,
                                      const std::vector<std::uint32_t>& outputs);
-    /// Lays out a segment on the run's slots (layout.hpp): a streamed run's
-    /// with a fresh slot per gate, keeping the first `kept` outputs' slots.
-    static circuit_data lay_out_segment(recording&& rec, slot_pool& pool, bool fresh_slots, std::uint32_t kept);
+    /// Lays out a compile's segment on the compile's pool of slots (layout.hpp),
+    /// keeping the first `kept` outputs' slots.
+    static circuit_data lay_out_segment(recording&& rec, slot_pool& pool, std::uint32_t kept);
+    /// Lays out a streamed run's segment in the slots its wire ids name (layout.hpp).
+    static circuit_data lay_out_streamed(recording&& rec, std::uint32_t kept);
 
     // Levelling is ASAP within segments of `segment_ands` ANDs in record
     // order; each segment starts at the last level of the one before. Without

@@ -20,8 +20,7 @@
 //     (sort_slots).
 // Passes 1 and 2 touch the operands of a gate near it in record order, pass 3
 // near it in levelled order, so lookups hit recently used memory. A streamed
-// run's segment skips pass 3: pass 2 gives each gate a fresh slot instead
-// (lay_out_fresh below).
+// run's segment skips pass 3: its wires' ids are their slots (lay_out_by_id).
 #pragma once
 
 #include <tandem/circuit/builder.hpp>
@@ -31,6 +30,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace tandem::detail {
@@ -61,86 +61,88 @@ inline std::size_t bucket_of(const recorded_gate& x) noexcept {
 /// two operands become one wire r is r; an XOR of r with r keeps its recorded
 /// operands (x ^ x is 0, and lay-out makes no constants), so one duplicate
 /// it reads stays.
+///
+/// The lookup: every gate kept so far is on the reader list of each of its
+/// operands (newest first), and a gate looks for its twin on the shorter of
+/// its two operands' lists. A duplicate reads both operands, so it is on
+/// both lists, and only gates kept are listed, so there is at most one twin
+/// and either list finds the same one. The lists live in arrays of a few
+/// bytes per wire, indexed by wire id, next to the gates they describe (most
+/// operands were made a few gates before): a hash table of the whole segment's
+/// gates missed the cache on nearly every probe and had to be cleared per
+/// segment (bench_record --stream-minimum: 584 → 506 instructions per
+/// streamed gate, 1.23× faster; bench/RESULTS.md, issue 28).
 /// Returns the number of gates merged.
 inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t kept) {
     chunked_vector<recorded_gate>& gates = rec.gates;
     const std::size_t n_gates = gates.size();
     const std::uint32_t first = rec.first_gate_wire();
     if (n_gates < 2) return 0;
-    // merged_bit: one bit per gate, set where not_of names another wire. The
-    // bits fit in cache where the gate records do not: most operands are not
-    // renamed, and most are read long after they were written.
+    // merged_bit: one bit per gate, set where not_of names another wire.
     std::vector<std::uint64_t> merged_bit((n_gates + 63) / 64, 0);
     const auto rep = [&](std::uint32_t w) {
         if (w < first) return w;
         const std::size_t g = w - first;
         return (merged_bit[g / 64] >> (g % 64) & 1u) != 0 ? gates[g].not_of : w;
     };
-    const auto rename = [&](std::uint32_t& w) {
-        const std::uint32_t r = rep(w);
+    const auto rename_to = [&](std::uint32_t& w, std::uint32_t r) {
         if (r == w) return;
         --rec.uses(w);
         ++rec.uses(r);
         w = r;
     };
-    // Open addressing, linear probing, load <= 2/3. An entry is the key's hash
-    // tag << 32 | (1 + gate index), 0 empty: a probe reads the gate record only
-    // when the tags match. The slot of a gate a few ahead is prefetched from
-    // its recorded operands (renaming rarely changes them): the table is far
-    // larger than the cache, and the probes would otherwise wait on memory.
-    // A big_vector: huge pages, and a block the last lay-out freed, not fresh
-    // pages for the kernel to zero.
-    const int bits = std::bit_width(n_gates + n_gates / 2);
-    big_vector<std::uint64_t> table;
-    table.assign(std::size_t{1} << bits, 0);
-    const std::size_t mask = table.size() - 1;
-    const auto hash = [](std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
-        const std::uint64_t h = (std::uint64_t{std::min(a, b)} << 32 | std::max(a, b)) * 0x9E3779B97F4A7C15ull;
-        return (h ^ (h >> 29) ^ kind) * 0xBF58476D1CE4E5B9ull;
+    const auto rename = [&](std::uint32_t& w) { rename_to(w, rep(w)); };
+    // readers[w]: the number of listed gates reading wire w << 32 | (1 + the
+    // newest one's node), 0 for none. node[2g + i], g's entry on the list of
+    // its operand i: its other operand << 32 | (1 + the next node), 0 at the
+    // end; written when g is listed and read only then. A scan reads nodes
+    // only, not gate records, and compares kinds only where operands match.
+    std::vector<std::uint64_t> readers(std::size_t{first} + n_gates, 0);
+    const std::unique_ptr<std::uint64_t[]> node(new std::uint64_t[2 * n_gates]);
+    const auto link = [&](std::uint32_t w, std::uint32_t other, std::size_t g, std::size_t i) {
+        std::uint64_t& r = readers[w];
+        node[2 * g + i] = std::uint64_t{other} << 32 | static_cast<std::uint32_t>(r);
+        r = ((r >> 32) + 1) << 32 | (2 * g + i + 1);
     };
-    constexpr std::size_t ahead = 16;
     std::uint64_t merged = 0;
     for (std::size_t g = 0; g < n_gates; ++g) {
-        if (g + ahead < n_gates) {
-            const recorded_gate& z = gates[g + ahead];
-            __builtin_prefetch(&table[hash(z.level_kind & 3u, z.in0, z.in1) >> (64 - bits)]);
-        }
         recorded_gate& x = gates[g];
         if (x.is_region_output()) continue;
+        const std::uint32_t r0 = rep(x.in0), r1 = rep(x.in1);
         if (x.in0 == x.in1) {  // a NOT (reads its operand once)
-            rename(x.in0);
+            rename_to(x.in0, r0);
             x.in1 = x.in0;
-        } else if (rep(x.in0) != rep(x.in1)) {
-            rename(x.in0);
-            rename(x.in1);
+        } else if (r0 != r1) {
+            rename_to(x.in0, r0);
+            rename_to(x.in1, r1);
         } else if (x.kind() == gate_kind::and_gate) {
             // r & r = r: its readers read r. It keeps its recorded operands
             // for pass 1 (it is kept only as a carried wire, see above).
-            x.not_of = rep(x.in0);
+            x.not_of = r0;
             merged_bit[g / 64] |= std::uint64_t{1} << (g % 64);
             ++merged;
             continue;
         }
-        const std::uint32_t kind = x.level_kind & 3u;
-        const std::uint64_t h = hash(kind, x.in0, x.in1);
-        const std::uint64_t tag = h << 32;
-        for (std::size_t i = h >> (64 - bits);; i = (i + 1) & mask) {
-            const std::uint64_t e = table[i];
-            if (e == 0) {
-                table[i] = tag | (g + 1);
-                break;
-            }
-            if ((e >> 32) != (tag >> 32)) continue;
-            recorded_gate& y = gates[static_cast<std::uint32_t>(e) - 1];
-            if ((y.level_kind & 3u) != kind || std::min(y.in0, y.in1) != std::min(x.in0, x.in1) ||
-                std::max(y.in0, y.in1) != std::max(x.in0, x.in1))
-                continue;
-            x.not_of = first + (static_cast<std::uint32_t>(e) - 1);
+        const std::uint32_t a = x.in0, b = x.in1, kind = x.level_kind & 3u;
+        const std::uint32_t w = (readers[a] >> 32) <= (readers[b] >> 32) ? a : b;  // the shorter list
+        const std::uint32_t other = w == a ? b : a;
+        std::uint32_t at = static_cast<std::uint32_t>(readers[w]);
+        while (at != 0) {
+            const std::uint64_t e = node[at - 1];
+            if ((e >> 32) == other && (gates[(at - 1) / 2].level_kind & 3u) == kind) break;
+            at = static_cast<std::uint32_t>(e);
+        }
+        if (at != 0) {
+            const std::uint32_t twin = (at - 1) / 2;
+            recorded_gate& y = gates[twin];
+            x.not_of = first + twin;
             merged_bit[g / 64] |= std::uint64_t{1} << (g % 64);
             if (y.level() > x.level()) y.level_kind = x.level_kind;  // same kind: only the level changes
             ++merged;
-            break;
+            continue;
         }
+        link(a, b, g, 0);
+        if (b != a) link(b, a, g, 1);
     }
     if (merged == 0) return 0;
     for (std::size_t k = kept; k < rec.output_wires.size(); ++k)
@@ -161,8 +163,8 @@ inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t k
 /// cores writing one line pass it back and forth (false sharing).
 /// The pools hand slots out last-released first, so a level's slots often
 /// come in one increasing or decreasing run: a scan or a reverse. Otherwise
-/// a least-significant-digit radix sort by bytes (as many passes as the
-/// largest slot has bytes): std::sort of every level's slots made the layout
+/// a least-significant-digit radix sort (as many passes as the largest
+/// slot has digits): std::sort of every level's slots made the layout
 /// alone 2-3x slower (bench_record --quick), its branches mispredicting.
 /// `scratch` is a buffer for the radix passes, kept across levels.
 inline void sort_slots(std::vector<std::uint32_t>& s, std::vector<std::uint32_t>& scratch) {
@@ -177,107 +179,73 @@ inline void sort_slots(std::vector<std::uint32_t>& s, std::vector<std::uint32_t>
     }
     const std::uint32_t largest = *std::max_element(s.begin(), s.end());
     scratch.resize(s.size());
-    for (unsigned shift = 0; shift < 32 && (largest >> shift) != 0; shift += 8) {
-        std::uint32_t start[256] = {};
-        for (const std::uint32_t x : s) ++start[(x >> shift) & 0xFFu];
+    // Digits of 11 bits for large arrays (a streamed segment's slots, up to
+    // 2^22 in two passes), of 8 where clearing 2048 counters would dominate.
+    const unsigned digit = s.size() > 4096 ? 11 : 8;
+    const std::uint32_t mask = (1u << digit) - 1;
+    for (unsigned shift = 0; shift < 32 && (largest >> shift) != 0; shift += digit) {
+        std::uint32_t start[2048];
+        std::fill_n(start, mask + 1, 0u);
+        for (const std::uint32_t x : s) ++start[(x >> shift) & mask];
         std::uint32_t sum = 0;
-        for (std::uint32_t& c : start) {
-            const std::uint32_t n = c;
-            c = sum;
+        for (std::uint32_t d = 0; d <= mask; ++d) {
+            const std::uint32_t n = start[d];
+            start[d] = sum;
             sum += n;
         }
-        for (const std::uint32_t x : s) scratch[start[(x >> shift) & 0xFFu]++] = x;
+        for (const std::uint32_t x : s) scratch[start[(x >> shift) & mask]++] = x;
         s.swap(scratch);
     }
 }
 
-/// Pass 2 of a streamed segment (lay_out with fresh_slots): levels the live
-/// gates into their buckets in record order, each getting a slot of its own
-/// from `pool` (in increasing order of levelled position); renames operands,
-/// region wire maps and outputs to slots; then returns every slot of the
-/// segment to the pool but those of the first `kept` outputs.
-inline void lay_out_fresh(recording& rec, slot_pool& pool, const std::vector<std::uint32_t>& bucket_start,
-                          std::uint32_t kept, circuit_data& out) {
-    const std::uint32_t n_in = rec.input_bits;
+/// Pass 2 of a streamed segment (lay_out with `by_id`): levels the live gates
+/// into their buckets in record order. Every wire keeps its id as its slot
+/// (stream_segment, circuit/builder.hpp), so operands, outputs and region
+/// wire maps need no renaming, and a level's ANDs, placed in record order,
+/// write increasing slots (sort_slots' purpose, for free).
+inline void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_start, circuit_data& out) {
     const std::uint32_t first = rec.first_gate_wire();
-    chunked_vector<recorded_gate>& gates = rec.gates;
+    const chunked_vector<recorded_gate>& gates = rec.gates;
     const std::size_t n_gates = gates.size();
-    const auto slot = [&](std::uint32_t w) { return w >= first ? gates[w - first].not_of : rec.input_slots[w - 1]; };
     std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
-    // The live gates' slots, taken up front and sorted, go to the gates in
-    // levelled order (position p gets by_position[p]): a level's ANDs, a run
-    // of positions, write increasing slots (sort_slots). No slot is reused in
-    // the segment, so which gate gets which does not matter otherwise.
-    std::vector<std::uint32_t> by_position(bucket_start.back()), scratch;
-    for (std::uint32_t& s : by_position) s = pool.take();
-    sort_slots(by_position, scratch);
     for (std::size_t g = 0; g < n_gates; ++g) {
-        recorded_gate& x = gates[g];
-        if (x.uses == 0) {  // dead, or a region output nobody reads
-            x.not_of = unused_slot;
-            continue;
-        }
-        if (x.is_region_output()) {
-            x.not_of = pool.take();
-            continue;
-        }
-        const std::uint32_t p = next[bucket_of(x)]++;
-        const std::uint32_t s = by_position[p];
-        x.not_of = s;
-        out.gates[p] = gate{slot(x.in0), slot(x.in1), s, x.kind()};
+        const recorded_gate& x = gates[g];
+        if (x.uses == 0 || x.is_region_output()) continue;  // dead, or written by a region instance
+        out.gates[next[bucket_of(x)]++] = gate{x.in0, x.in1, first + static_cast<std::uint32_t>(g), x.kind()};
     }
-    out.output_slots.reserve(rec.output_wires.size());
-    for (const std::uint32_t w : rec.output_wires)
-        out.output_slots.push_back(w == output_false || w == output_true ? w : slot(w));
+    out.output_slots = std::move(rec.output_wires);
     out.regions.resize(rec.regions.size());
     for (std::size_t k = 0; k < rec.regions.size(); ++k) {
         recorded_region& rr = rec.regions[k];
         region_data& rd = out.regions[k];
         for (const recorded_region::instance& i : rr.instances) {
             rd.instances.push_back({i.body, static_cast<std::uint32_t>(rd.wire_map.size())});
-            for (const std::uint32_t w : i.imports) rd.wire_map.push_back(slot(w));
+            rd.wire_map.insert(rd.wire_map.end(), i.imports.begin(), i.imports.end());
             const auto n_outputs = static_cast<std::uint32_t>(rr.bodies[i.body].output_slots.size());
-            for (std::uint32_t j = 0; j < n_outputs; ++j) rd.wire_map.push_back(slot(i.first_output + j));
+            for (std::uint32_t j = 0; j < n_outputs; ++j) {
+                const std::uint32_t w = i.first_output + j;
+                rd.wire_map.push_back(gates[w - first].uses != 0 ? w : unused_slot);
+            }
         }
         rd.name = std::move(rr.name);
         rd.bodies = std::move(rr.bodies);
     }
-    // Release: mark the carried wires (their use counts are not needed any more).
-    constexpr std::uint32_t carried = 0xFFFFFFFFu;
-    for (std::uint32_t k = 0; k < kept; ++k) {
-        const std::uint32_t w = rec.output_wires[k];
-        (w >= first ? gates[w - first].uses : rec.input_uses[w]) = carried;
-    }
-    std::vector<std::uint32_t>& free = pool.free;
-    std::size_t n_free = free.size();
-    free.resize(n_free + n_gates + n_in);
-    for (std::size_t g = n_gates; g-- > 0;) {
-        const recorded_gate& x = gates[g];
-        free[n_free] = x.not_of;
-        n_free += x.uses != 0 && x.uses != carried ? 1 : 0;
-    }
-    for (std::uint32_t k = n_in; k >= 1; --k) {
-        free[n_free] = rec.input_slots[k - 1];
-        n_free += rec.input_uses[k] != carried ? 1 : 0;
-    }
-    free.resize(n_free);
 }
 
-/// With `pool` (a segment, docs/DESIGN.md §11), input bit k already sits in slot
-/// rec.input_slots[k], slots come from and return to the run's pool, and
-/// slot_count is the pool's size; without it, input bit k starts in slot k.
+/// With `pool` (a compile's segment, docs/DESIGN.md §11), input bit k already
+/// sits in slot rec.input_slots[k], slots come from and return to the
+/// compile's pool, and slot_count is the pool's size; without it, input bit k
+/// starts in slot k.
 ///
-/// `fresh_slots` (a streamed run's segment; needs `pool`) replaces pass 3:
-/// pass 2 gives every live gate a slot of its own as it places it, and at the
-/// end every slot the segment used goes back to the pool except those of the
-/// first `kept` outputs (the carried wires). No slot is reused inside the
-/// segment, so no gate can overwrite a wire another still reads, in any
-/// order; the run's slots number what is carried plus one segment's gates
-/// (bounded by K, not by the function's size), and layout skips the
-/// reference-counting pass. A compile keeps pass 3: its slot count is the
-/// stored circuit's working set for every later run.
-inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fresh_slots = false,
-                            std::uint32_t kept = 0) {
+/// `by_id` (a streamed run's segment, no pool) replaces pass 3: every wire's
+/// slot is its id, so no slot is reused inside the segment and no gate can
+/// overwrite a wire another still reads, in any order; slot_count is the
+/// segment's wire count (what is carried in plus one segment's inputs and
+/// gates, bounded by K, not by the function's size), and layout skips the
+/// reference-counting pass, the pool and the sort of slots. A compile keeps
+/// pass 3: its slot count is the stored circuit's working set for every later
+/// run. The first `kept` outputs (carried wires) are never merged.
+inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_id = false, std::uint32_t kept = 0) {
     const std::uint32_t n_in = rec.input_bits;
     const std::uint32_t first = rec.first_gate_wire();
     const std::size_t n_gates = rec.gates.size();
@@ -314,8 +282,8 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
     big_vector<node_state> ns;
     circuit_data out;
     out.gates.resize(n_live);
-    if (fresh_slots) {
-        lay_out_fresh(rec, *pool, bucket_start, kept, out);
+    if (by_id) {
+        lay_out_by_id(rec, bucket_start, out);
     } else {
         ns.resize(std::size_t{n_in} + n_live + n_region_outputs);
         for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.input_uses[k + 1], pool ? rec.input_slots[k] : k};
@@ -344,8 +312,8 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
                 i.first_output = node(i.first_output);
             }
     }
-    if (pool != nullptr) gates.clear_keep_first();  // the next segment records into the same storage
-    else gates.clear();                             // free the recording before the next allocation
+    if (pool != nullptr || by_id) gates.clear_keep_first();  // the next segment records into the same storage
+    else gates.clear();                                      // free the recording before the next allocation
 
     // Steps: runs of levels with gates, cut by the levels regions occupy.
     std::size_t next_region = 0;
@@ -363,9 +331,9 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
         out.steps.back().level_end = n_levels + 1;
     }
 
-    // 3. Slots (a fresh segment has them from pass 2).
+    // 3. Slots (a streamed segment's are its wire ids).
     std::uint32_t own_count = n_in;
-    if (!fresh_slots) {
+    if (!by_id) {
         std::vector<std::uint32_t> own_free, released, and_slots, sort_scratch;
         std::vector<std::uint32_t>& free_slots = pool ? pool->free : own_free;
         std::uint32_t& slot_count = pool ? pool->count : own_count;
@@ -446,7 +414,7 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool fre
     out.inputs = std::move(rec.inputs);
     out.outputs = std::move(rec.outputs);
     out.input_bits = n_in;
-    out.slot_count = pool ? pool->count : own_count;
+    out.slot_count = by_id ? first + static_cast<std::uint32_t>(n_gates) : pool ? pool->count : own_count;
     out.wire_count = std::uint64_t{n_in} + n_live + n_region_outputs;
     return out;
 }
@@ -558,8 +526,12 @@ inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key,
     return lay_out(std::move(r));
 }
 
-inline circuit_data builder::lay_out_segment(recording&& rec, slot_pool& pool, bool fresh_slots, std::uint32_t kept) {
-    return lay_out(std::move(rec), &pool, fresh_slots, kept);
+inline circuit_data builder::lay_out_segment(recording&& rec, slot_pool& pool, std::uint32_t kept) {
+    return lay_out(std::move(rec), &pool, false, kept);
+}
+
+inline circuit_data builder::lay_out_streamed(recording&& rec, std::uint32_t kept) {
+    return lay_out(std::move(rec), nullptr, true, kept);
 }
 
 }  // namespace tandem::detail

@@ -287,14 +287,18 @@ input_feed make_feed(const In& in, const Arg& arg) {
     }
 }
 
-/// Runs segments on plain bits: one slot per wire, the run's pool of slots.
+/// Runs segments on plain bits: one word per slot, in two arrays used in
+/// turn (stream_segment: a segment's carried wires move into slots 1..C).
 class plain_segment_runner final : public segment_runner {
 public:
     std::optional<std::vector<bool>> run(stream_segment&& s) override {
         const circuit_data& d = s.data;
-        if (slots_.size() < d.slot_count) slots_.resize(d.slot_count, 0);
+        if (next_.size() < d.slot_count) next_.resize(d.slot_count, 0);
+        for (std::size_t c = 0; c < carried_from_.size(); ++c) next_[c + 1] = slots_[carried_from_[c]];
+        slots_.swap(next_);
         for (const stream_input_bit& in : s.inputs) slots_[in.slot] = in.value != 0 ? ~std::uint64_t{0} : 0;
         walk_steps(d, slots_.data(), std::uint64_t{0}, run_levels);
+        carried_from_.assign(d.output_slots.begin(), d.output_slots.begin() + s.carried);
         and_gates += s.and_gates;
         ++segments;
         max_slots = std::max<std::uint64_t>(max_slots, d.slot_count);
@@ -312,7 +316,8 @@ public:
     std::uint64_t max_slots = 0;
 
 private:
-    std::vector<std::uint64_t> slots_;
+    std::vector<std::uint64_t> slots_, next_;
+    std::vector<std::uint32_t> carried_from_;  // the last segment's carried wires, in its slots
 };
 
 /// Runs another runner's segments on a thread of its own, so that segment

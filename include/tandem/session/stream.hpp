@@ -150,7 +150,10 @@ public:
     double ot_seconds = 0;
 
 protected:
-    ~stream_runner_base() { wipe_all(labels_); }
+    ~stream_runner_base() {
+        wipe_all(labels_);
+        wipe_all(spare_);
+    }
 
     /// This party's header of s, chaining its digest.
     segment_header header_of(const stream_segment& s) {
@@ -175,16 +178,25 @@ protected:
         return h;
     }
 
-    /// Makes room for the segment's slots. Grows by copying into a new array
-    /// and wiping the old one, so no label is left in freed memory. A mapped
-    /// array takes its whole block (whole huge pages), so it rarely grows twice.
-    void make_room(std::uint32_t slots) {
-        if (labels_.size() >= slots) return;
-        const std::size_t want = std::max<std::size_t>(slots, labels_.size() + labels_.size() / 2);
-        gc::detail::label_array bigger(big_allocator<block>::mapped_size(want) / sizeof(block));
-        std::copy(labels_.begin(), labels_.end(), bigger.begin());
-        wipe_all(labels_);
-        labels_.swap(bigger);
+    /// Makes the segment's label array: the other of the two arrays, grown to
+    /// its slots if needed (a new array; the old one is wiped, so no label is
+    /// left in freed memory; a mapped array takes its whole block, whole huge
+    /// pages, so it rarely grows twice), with the last segment's carried
+    /// wires moved into slots 1..C (stream_segment, circuit/builder.hpp).
+    void enter(const stream_segment& s) {
+        if (spare_.size() < s.data.slot_count) {
+            const std::size_t want = std::max<std::size_t>(s.data.slot_count, spare_.size() + spare_.size() / 2);
+            gc::detail::label_array bigger(big_allocator<block>::mapped_size(want) / sizeof(block));
+            wipe_all(spare_);
+            spare_.swap(bigger);
+        }
+        for (std::size_t c = 0; c < carried_from_.size(); ++c) spare_[c + 1] = labels_[carried_from_[c]];
+        labels_.swap(spare_);
+    }
+
+    /// Notes where the segment left its carried wires, for the next enter().
+    void leave(const stream_segment& s) {
+        carried_from_.assign(s.data.output_slots.begin(), s.data.output_slots.begin() + s.carried);
     }
 
     /// The opened bits with the constants filled in.
@@ -253,7 +265,8 @@ protected:
     std::span<net::channel* const> links_;  // the main link, then the worker links
     exec::workers* pool_;
     std::uint64_t next_and_;  // tweak index of the segment's first AND
-    gc::detail::label_array labels_;
+    gc::detail::label_array labels_, spare_;    // this segment's labels; the last one's (enter)
+    std::vector<std::uint32_t> carried_from_;  // the last segment's carried wires, in its slots
     circuit_fingerprint digest_;
     std::uint64_t opened_so_far_ = 0;
     const progress_callback& progress_;
@@ -278,7 +291,7 @@ public:
     std::optional<std::vector<bool>> run(stream_segment&& s) override {
         const segment_header h = header_of(s);
         h.send(ch_);
-        make_room(s.data.slot_count);
+        enter(s);
         // Input labels: Bob's zero labels from his OT columns, Alice's drawn here.
         std::vector<block> q(h.bob_bits);
         ot_seconds += seconds_of([&] {
@@ -304,6 +317,7 @@ public:
             return std::make_unique<core>(hash_start_, delta_, sinks[w]);
         });
         s.data.output_slots = c.data().output_slots;  // the opens below read them
+        leave(s);
         std::optional<std::vector<bool>> result;
         if (s.open) result = open(s);
         ch_.flush();
@@ -375,7 +389,7 @@ public:
                                  "segment " + std::to_string(mine.index) + " differs (this party: " + mine.describe() +
                                  "; the peer's segment " + std::to_string(peer.index) + ": " + peer.describe() +
                                  "); both must call session::run with the same streamed function and options");
-        make_room(s.data.slot_count);
+        enter(s);
         std::size_t mine_k = 0;
         for (const stream_input_bit& in : s.inputs)
             labels_[in.slot] = in.owner == party::bob ? t[mine_k++] : ch_.recv_value<block>();
@@ -387,6 +401,7 @@ public:
             return std::make_unique<core>(hash_start_, *sources_[w]);
         });
         s.data.output_slots = c.data().output_slots;
+        leave(s);
         std::optional<std::vector<bool>> result;
         if (s.open) result = open(s);
         done(s);
