@@ -24,6 +24,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tandem::detail {
@@ -98,6 +99,12 @@ struct recorded_gate {
     std::uint32_t level_kind;  ///< AND depth << 2 | gate_kind
     std::uint32_t not_of;      ///< wire id of the NOT gate of this wire, 0 if none yet
     std::uint32_t uses;        ///< gates reading this wire, plus one per output naming it
+    /// The AND and XOR gates reading this wire, newest first, as a list
+    /// through the readers' next0/next1 (wire ids, 0 at the end): the
+    /// builder's common-subexpression lookup (builder::emit).
+    std::uint32_t readers;
+    std::uint32_t next0;  ///< the next reader of in0
+    std::uint32_t next1;  ///< the next reader of in1
 
     static constexpr std::uint32_t max_level = (1u << 29) - 1;
     /// Kind code of a region output: a wire written by a region instance, not a gate.
@@ -136,6 +143,9 @@ struct recording {
     /// A compile's segments: the slot each input bit already occupies (empty:
     /// input bit k starts in slot k, as in a compiled circuit).
     std::vector<std::uint32_t> input_slots;
+    /// Set by a builder, which merges common subexpressions as it records
+    /// (builder::emit): lay-out's own merging pass is then skipped.
+    bool deduplicated = false;
 
     std::uint32_t first_gate_wire() const noexcept { return input_bits + 1; }
     /// Readers of wire w (gates and outputs).
@@ -202,7 +212,9 @@ class builder {
 public:
     builder() : serial_(next_serial()) {
         input_not_.push_back(0);
+        input_readers_.push_back(0);
         rec_.input_uses.push_back(0);
+        rec_.deduplicated = true;
     }
     /// A streaming builder (docs/DESIGN.md §11): once a segment holds `segment_ands`
     /// ANDs it is cut at the next safe point (when an operation's result
@@ -240,6 +252,7 @@ public:
         rec_.inputs.push_back({owner, first, bits});
         rec_.input_bits += bits;
         input_not_.resize(1 + std::size_t{rec_.input_bits}, 0);
+        input_readers_.resize(1 + std::size_t{rec_.input_bits}, 0);
         rec_.input_uses.resize(1 + std::size_t{rec_.input_bits}, 0);
         return wire_ref{(first + 1) << 1};
     }
@@ -280,7 +293,7 @@ public:
                 rec_.output_wires.push_back(r.constant_value() ? output_true : output_false);
             } else {
                 const std::uint32_t w = materialize(r);
-                ++rec_.uses(w);
+                add_use(w);
                 rec_.output_wires.push_back(w);
             }
         }
@@ -413,7 +426,7 @@ public:
         for (const std::uint32_t w : wires) carry_of_[w] = 0;
         const auto n_carried = static_cast<std::uint32_t>(wires.size());
         rec_.outputs.assign(1, {party::alice, 0, n_carried});
-        for (const std::uint32_t w : wires) ++rec_.uses(w);
+        for (const std::uint32_t w : wires) add_use(w);
         rec_.output_wires = std::move(wires);
         if (who) add_output_value(opened.data(), static_cast<std::uint32_t>(opened.size()));
         stream_segment seg;
@@ -433,6 +446,10 @@ public:
         if (compile_) rec_.input_slots.assign(seg.data.output_slots.begin(), seg.data.output_slots.begin() + n_carried);
         rec_.input_uses.assign(std::size_t{n_carried} + 1, 0);
         input_not_.assign(std::size_t{n_carried} + 1, 0);
+        input_readers_.assign(std::size_t{n_carried} + 1, 0);
+        twins_.clear();
+        twin_count_ = 0;
+        rec_.deduplicated = true;
         floor_ = 0;
         segment_and_count_ = 0;
         segment_and_total_ = 0;
@@ -588,9 +605,9 @@ public:
             inst.first_output = next_wire_id();
             for (std::uint32_t j = 0; j < r->output_counts[i]; ++j) {
                 next_wire_id();  // checks the id space
-                rec_.gates.push_back({0, 0, level << 2 | recorded_gate::region_output, 0, 0});
+                rec_.gates.push_back({0, 0, level << 2 | recorded_gate::region_output, 0, 0, 0, 0, 0});
             }
-            for (const std::uint32_t w : inst.imports) ++rec_.uses(w);
+            for (const std::uint32_t w : inst.imports) add_use(w);
             for (std::uint32_t m = 0; m < r->returned_counts[i]; ++m, ++k) {
                 const std::uint64_t v = r->returned[k];
                 out.push_back(v >> 32 ? wire_ref{((inst.first_output + (static_cast<std::uint32_t>(v) >> 1)) << 1) |
@@ -654,13 +671,107 @@ private:
         return not_of(id);
     }
 
+    // ---- Common subexpressions (emit) ----
+    //
+    // A gate kind(x, y) is recorded only if no earlier gate of the segment
+    // computes it: exact structural common subexpressions (AND and XOR,
+    // operands unordered; NOT gates are one per wire anyway, materialize).
+    // Every AND and XOR recorded is on the reader list of each of its
+    // operands, kept in the records the gate reads anyway, and a twin reads
+    // both operands, so the list of the operand with fewer uses finds it —
+    // while that operand has at most `short_list` uses. Lists are walked
+    // load after load, and where both operands are widely read (the partial
+    // products x_i & y_j of a multiplier) the walks cost more than the rest of
+    // the recording: a wire's readers therefore also go into a hash table
+    // once it has more than `short_list` uses (all of them, the moment it
+    // crosses; later ones as they are made), and a gate whose operands both
+    // have that many looks there. Since the twin's wire is returned, later
+    // gates fold against it as against any wire (x ^ x = 0), and lay-out
+    // needs no merging pass (the pass it replaces hashed every gate after
+    // recording, about 100 instructions a gate, most of its probes cache misses).
+    static constexpr std::uint32_t short_list = 32;
+
+    /// One more use of w (uses counted elsewhere must come here too).
+    void add_use(std::uint32_t w) {
+        if (++rec_.uses(w) == short_list + 1) spread_readers(w);
+    }
+
+    /// w's uses just crossed short_list: its readers whose other operand is
+    /// widely read too join the hash table. Touches no record's storage.
+    [[gnu::noinline, gnu::cold]] void spread_readers(std::uint32_t w) {
+        const std::uint32_t first = rec_.first_gate_wire();
+        for (std::uint32_t r = w < first ? input_readers_[w] : rec_.gates[w - first].readers; r != 0;) {
+            const recorded_gate& z = rec_.gates[r - first];
+            if (rec_.uses(z.in0 == w ? z.in1 : z.in0) > short_list) twins_insert(r);
+            r = z.in0 == w ? z.next0 : z.next1;
+        }
+    }
+
+    static std::uint64_t twin_hash(std::uint32_t kind, std::uint32_t a, std::uint32_t b) noexcept {
+        const std::uint64_t h = (std::uint64_t{std::min(a, b)} << 32 | std::max(a, b)) * 0x9E3779B97F4A7C15ull;
+        return (h ^ (h >> 29) ^ kind) * 0xBF58476D1CE4E5B9ull;
+    }
+
+    /// The earlier gate kind(a, b) of the table, or 0.
+    std::uint32_t twins_find(std::uint32_t kind, std::uint32_t a, std::uint32_t b) const noexcept {
+        if (twins_.empty()) return 0;
+        const std::uint32_t first = rec_.first_gate_wire();
+        const std::size_t mask = twins_.size() - 1;
+        for (std::size_t i = twin_hash(kind, a, b) >> 32 & mask;; i = (i + 1) & mask) {
+            const std::uint32_t r = twins_[i];
+            if (r == 0) return 0;
+            const recorded_gate& z = rec_.gates[r - first];
+            if ((z.level_kind & 3u) == kind && std::min(z.in0, z.in1) == std::min(a, b) && std::max(z.in0, z.in1) == std::max(a, b))
+                return r;
+        }
+    }
+
+    /// Adds gate wire r to the table (if it is not there yet), growing it at half load.
+    void twins_insert(std::uint32_t r) {
+        if (2 * (twin_count_ + 1) > twins_.size()) {
+            std::vector<std::uint32_t> old(std::max<std::size_t>(1024, 2 * twins_.size()), 0);
+            old.swap(twins_);
+            twin_count_ = 0;
+            for (const std::uint32_t e : old)
+                if (e != 0) twins_insert(e);
+        }
+        const recorded_gate& z = rec_.gates[r - rec_.first_gate_wire()];
+        const std::size_t mask = twins_.size() - 1;
+        for (std::size_t i = twin_hash(z.level_kind & 3u, z.in0, z.in1) >> 32 & mask;; i = (i + 1) & mask) {
+            if (twins_[i] == r) return;
+            if (twins_[i] == 0) {
+                twins_[i] = r;
+                ++twin_count_;
+                return;
+            }
+        }
+    }
+
     std::uint32_t emit(gate_kind kind, std::uint32_t x, std::uint32_t y) {
         if (in_instance()) return emit_in_instance(kind, x, y);
         const bool is_and = kind == gate_kind::and_gate;
-        // Each operand's record is looked up once, for its level and its use count.
+        // Each operand's record is looked up once, for its level, its use count and its readers.
         const std::uint32_t first = rec_.first_gate_wire();
         recorded_gate* const gx = x >= first ? &rec_.gates[x - first] : nullptr;
         recorded_gate* const gy = y >= first ? &rec_.gates[y - first] : nullptr;
+        if (kind != gate_kind::not_gate) {
+            const std::uint32_t ux = gx != nullptr ? gx->uses : rec_.input_uses[x];
+            const std::uint32_t uy = gy != nullptr ? gy->uses : rec_.input_uses[y];
+            const auto k = static_cast<std::uint32_t>(kind);
+            if (std::min(ux, uy) > short_list) {
+                if (const std::uint32_t r = twins_find(k, x, y); r != 0) return r;
+            } else {
+                const bool by_x = ux <= uy;
+                const std::uint32_t w = by_x ? x : y, other = by_x ? y : x;
+                const recorded_gate* const gw = by_x ? gx : gy;
+                for (std::uint32_t r = gw != nullptr ? gw->readers : input_readers_[w]; r != 0;) {
+                    const recorded_gate& z = rec_.gates[r - first];
+                    const bool on_in0 = z.in0 == w;
+                    if ((z.level_kind & 3u) == k && (on_in0 ? z.in1 : z.in0) == other) return r;
+                    r = on_in0 ? z.next0 : z.next1;
+                }
+            }
+        }
         std::uint32_t lvl = std::max(gx != nullptr ? gx->level() : 0u, gy != nullptr ? gy->level() : 0u) + (is_and ? 1u : 0u);
         // Segments: no gate goes below the current segment's floor (see segment_ands).
         lvl = std::max(lvl, floor_ + (is_and ? 1u : 0u));
@@ -672,9 +783,20 @@ private:
         const std::uint32_t id = next_wire_id();
         if (lvl > recorded_gate::max_level)
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
-        ++(gx != nullptr ? gx->uses : rec_.input_uses[x]);  // before the push: it may move the records
-        if (y != x) ++(gy != nullptr ? gy->uses : rec_.input_uses[y]);  // a NOT reads its operand once
-        rec_.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0});
+        // Before the push, which may move the records (spread_readers does not).
+        std::uint32_t& ux = gx != nullptr ? gx->uses : rec_.input_uses[x];
+        if (++ux == short_list + 1) spread_readers(x);
+        std::uint32_t next0 = 0, next1 = 0;
+        bool hashed = false;
+        if (kind != gate_kind::not_gate) {  // a NOT reads its operand once and is on no list
+            std::uint32_t& uy = gy != nullptr ? gy->uses : rec_.input_uses[y];
+            if (++uy == short_list + 1) spread_readers(y);
+            next0 = std::exchange(gx != nullptr ? gx->readers : input_readers_[x], id);
+            next1 = std::exchange(gy != nullptr ? gy->readers : input_readers_[y], id);
+            hashed = ux > short_list && uy > short_list;
+        }
+        rec_.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, next0, next1});
+        if (hashed) twins_insert(id);
         rec_.max_level = std::max(rec_.max_level, lvl);
         return id;
     }
@@ -771,6 +893,9 @@ private:
     std::uint32_t serial_;
     recording rec_;
     std::vector<std::uint32_t> input_not_;  ///< NOT gates of the constant and input wires
+    std::vector<std::uint32_t> input_readers_;  ///< reader lists of the constant and input wires (emit)
+    std::vector<std::uint32_t> twins_;          ///< gates reading a widely read wire, by (kind, operands) (emit)
+    std::size_t twin_count_ = 0;
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
     std::vector<std::string> region_names_;  ///< every region begun, recorded or not (for messages)
     std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region_names_ index

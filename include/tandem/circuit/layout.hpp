@@ -68,10 +68,12 @@ inline std::size_t bucket_of(const recorded_gate& x) noexcept {
 /// both lists, and only gates kept are listed, so there is at most one twin
 /// and either list finds the same one. The lists live in arrays of a few
 /// bytes per wire, indexed by wire id, next to the gates they describe (most
-/// operands were made a few gates before): a hash table of the whole segment's
-/// gates missed the cache on nearly every probe and had to be cleared per
-/// segment (bench_record --stream-minimum: 584 → 506 instructions per
-/// streamed gate, 1.23× faster; bench/RESULTS.md, issue 28).
+/// operands were made a few gates before).
+///
+/// Recordings made by a builder are merged as they are recorded
+/// (builder::emit, rec.deduplicated) and skip this pass; it serves region
+/// bodies, which are recorded in a canonical form of their own (bodies are
+/// small, and shared by their instances).
 /// Returns the number of gates merged.
 inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t kept) {
     chunked_vector<recorded_gate>& gates = rec.gates;
@@ -252,8 +254,9 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_
     chunked_vector<recorded_gate>& gates = rec.gates;
     const auto is_wire = [](std::uint32_t w) { return w != output_false && w != output_true; };
 
-    // 0. Common subexpressions merged (their duplicates left unread for pass 1).
-    merge_common_subexpressions(rec, kept);
+    // 0. Common subexpressions merged (their duplicates left unread for pass
+    // 1), unless the builder merged them as it recorded.
+    if (!rec.deduplicated) merge_common_subexpressions(rec, kept);
 
     // 1. Dead gates out, live gates counted per bucket.
     const std::size_t n_buckets = 2 * (std::size_t{rec.max_level} + 1);
@@ -513,7 +516,7 @@ inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key,
         const auto kind = static_cast<gate_kind>(key[3 * g]);
         const std::uint32_t x = wire(key[3 * g + 1]), y = wire(key[3 * g + 2]);
         const std::uint32_t lvl = std::max(level(x), level(y)) + (kind == gate_kind::and_gate ? 1u : 0u);
-        r.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0});
+        r.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, 0, 0});
         ++r.uses(x);
         if (y != x) ++r.uses(y);
         r.max_level = std::max(r.max_level, lvl);

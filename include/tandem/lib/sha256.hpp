@@ -12,7 +12,7 @@
 //
 // AND gates (asserted in tests/lib_sha.cpp):
 //   sha256_compress, secret state and block:  22,266  (Bristol file: 22,573; EMP: 24,744)
-//   sha256 of a 3-byte message (one block, public IV folds):  20,061
+//   sha256 of a 3-byte message (one block, public IV folds):  20,060
 //   sha256 of a 64-byte message (two blocks):                 37,779
 // Where they come from: Ch(e,f,g) = g ^ (e & (f ^ g)) and Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c))
 // are 32 ANDs each per round; every sum of words is one column-compressed

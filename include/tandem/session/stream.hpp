@@ -21,9 +21,9 @@
 //                  she checks — so damage in transit is a protocol_error,
 //                  never a wrong value
 //
-// One label array per party for the whole run, indexed by the run's slots
-// (their number is what is carried plus one segment's gates, not the
-// function's size: circuit/layout.hpp, lay_out_fresh); tweaks
+// Two label arrays per party, used in turn, indexed by a segment's wire ids
+// (what is carried plus one segment's inputs and gates, not the function's
+// size: stream_segment in circuit/builder.hpp, enter() below); tweaks
 // continue across segments and runs under the session's Δ.
 #pragma once
 

@@ -48,15 +48,16 @@
 //   int16            99              99             114             120
 //   uint16           84              84             100             106
 //   int32           266             228             223             250
-//   uint32          235             197             206             219
+//   uint32          235             197             193             219
 //   int64           587             590             342             507
-//   uint64          524             527             341             466
+//   uint64          524             527             341             444
 //   int128         1329            1295             518             765
 //   uint128        1202            1168             522             763
 //   binary32 → binary64: 198;  binary64 → binary32: 386;  to the same format: 0
 //   binary16 → binary32: 92;   binary32 → binary16: 195
 //   bfloat16 → binary32: 15;   binary32 → bfloat16: 172
-// (Counts after lay-out merges common subexpressions, which saves up to 50.)
+// (Counts after the builder merges common subexpressions as it records; a
+// merged gate's readers then fold against the gate kept, x ^ x = 0.)
 #pragma once
 
 #include <tandem/lib/float/arith.hpp>
