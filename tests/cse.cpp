@@ -118,6 +118,41 @@ TEST_CASE("cse.not_gates_of_merged_wires_merge") {
         }
 }
 
+TEST_CASE("cse.widely_read_operands_still_merge") {
+    // Past 32 uses of both operands, the builder looks twins up in a hash
+    // table, not on reader lists (builder::emit): a twin made before both
+    // crossed (moved there when the second crosses) and one made after must
+    // still merge, with the operands either way round.
+    const circuit<> c = recorded([](builder& b, auto& x, auto& y) {
+        const wire_ref p = b.xor_(x[0], x[1]), q = b.xor_(y[0], y[1]);
+        std::vector<wire_ref> o{b.and_(p, q)};  // made while p and q have 1 use each
+        std::vector<wire_ref> fan;
+        for (std::size_t k = 0; k < 40; ++k) {  // 40 more uses each, all distinct gates
+            const wire_ref r = b.xor_(x[2 + k % 6], y[2 + (k / 6) % 6]);
+            fan.push_back(b.and_(p, r));
+            fan.push_back(b.xor_(q, b.and_(r, x[7])));
+        }
+        o.push_back(b.and_(q, p));  // both now widely read: the hash table finds the first
+        o.push_back(b.xor_(p, q));
+        o.push_back(b.xor_(q, p));
+        wire_ref acc = detail::false_ref;
+        for (const wire_ref f : fan) acc = b.xor_(acc, f);
+        o.push_back(acc);
+        return o;
+    });
+    CHECK(c.data().output_slots[0] == c.data().output_slots[1]);
+    CHECK(c.data().output_slots[2] == c.data().output_slots[3]);
+    for (std::uint32_t a = 0; a < 256; a += 29)
+        for (std::uint32_t bv = 0; bv < 256; bv += 31) {
+            INFO("a " << a << ", b " << bv);
+            const bool p = ((a ^ (a >> 1)) & 1u) != 0, q = ((bv ^ (bv >> 1)) & 1u) != 0;
+            const std::vector<bool> got = run(c, a, bv);
+            CHECK(got[0] == (p && q));
+            CHECK(got[1] == (p && q));
+            CHECK(got[2] == (p != q));
+        }
+}
+
 TEST_CASE("cse.chains_of_duplicates_collapse") {
     // Two copies of a 64-gate chain (AND, XOR, NOT alternating), the second
     // with commuted operands: one pass over the record leaves one chain.
