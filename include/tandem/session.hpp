@@ -71,6 +71,7 @@
 #include <tandem/session/stream.hpp>
 #include <tandem/dsl/stream.hpp>
 #include <tandem/session/typed_inputs.hpp>
+#include <tandem/session/engine.hpp>
 #include <tandem/session/yao.hpp>
 
 #include <chrono>
@@ -81,6 +82,7 @@
 #include <ranges>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 TANDEM_CRYPTO_BEGIN
@@ -110,6 +112,7 @@ public:
         handshake();
         set_up_ot();
         open_worker_links(open_link, options.timeout);
+        make_engine();
         s_->setup_seconds = std::chrono::duration<double>(net::clock::now() - t0).count();
     }
 
@@ -342,35 +345,19 @@ public:
             std::optional<typename streamed_function<F, Ins...>::output_type> out;
             std::uint64_t and_gates = 0;
             double ot_seconds = 0;
-            const auto go = [&](auto& runner) {
+            with_engine([&](auto& e) {
+                detail::stream_runner r(e, s.progress, fn.expected_ands);
                 if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
-                    detail::pipelined_runner p(runner, [&s] {
+                    detail::pipelined_runner p(r, [&s] {
                         for (net::channel* l : s.links) l->interrupt();
                     });
                     out = fn.run(p, feeds, who);
                 } else {
-                    out = fn.run(runner, feeds, who);
+                    out = fn.run(r, feeds, who);
                 }
-                and_gates = runner.and_gates;
-                ot_seconds = runner.ot_seconds;
-            };
-            if (s.threads > 1 && !s.pool) s.pool.emplace(s.threads);  // made once; its threads idle between runs
-            exec::workers* pool = s.pool ? &*s.pool : nullptr;
-            const std::span<net::channel* const> links(s.links);
-            const auto with_hash = [&]<class Hash>() {
-                if (s.me == party::alice) {
-                    detail::garbler_stream_runner<Hash> r(*s.ch, links, pool, *s.sender, s.rng, s.delta, s.next_gate,
-                                                          s.progress, fn.expected_ands);
-                    go(r);
-                } else {
-                    detail::evaluator_stream_runner<Hash> r(*s.ch, links, pool, *s.receiver, s.next_gate, s.progress,
-                                                            fn.expected_ands);
-                    go(r);
-                }
-            };
-            if (s.hash == garbling_hash::fixed_key) with_hash.template operator()<fixed_key_hash>();
-            else with_hash.template operator()<mitccr_hash>();
-            s.next_gate += and_gates;
+                and_gates = r.and_gates;
+                ot_seconds = e.ot_seconds;
+            });
             ++s.runs;
             s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
                                std::chrono::duration<double>(net::clock::now() - t0).count(), ot_seconds};
@@ -517,31 +504,20 @@ private:
         std::vector<std::unique_ptr<net::channel>> worker_links;  // links 1 .. threads-1
         std::vector<net::channel*> links;                          // ch, then the worker links
         std::uint64_t session_id = 0;                              // names this session on its worker links
-        std::optional<exec::workers> pool;                         // a thread per worker, made at the first run
-        // The plan of the circuit run last, kept for the next run of the same
-        // circuit (planning MExp takes ~1 ms, its IPP plan ~2 ms). Holding
-        // the circuit keeps its data, and so the address compared, alive.
-        std::optional<circuit<>> planned;
-        exec::plan plan;
-        std::optional<exec::ipp_plan> ipp_plan;
         // run_batch's batched circuits (session/batch.hpp), the most recent
         // last; each entry holds its circuit, so the address compared stays alive.
         std::vector<batched_entry> batched;
-        // IPP: the links of Bob's world, its workers, and the thread that
-        // runs the executor of the world this party evaluates.
+        // IPP: the links of Bob's world.
         bool ipp;
         std::uint64_t ipp_min_ands;
         std::vector<std::unique_ptr<net::channel>> bob_world_links;
         std::vector<net::channel*> bob_links;
-        std::optional<exec::workers> peer_pool;
-        std::optional<exec::workers> side;
         prg rng;      // all of this party's randomness but libsodium's (the base OTs')...
         bool seeded;  // ...unless insecure_seed is set: then that too, to replay a run
         prg* base_ot_rng() noexcept { return seeded ? &rng : nullptr; }
         block delta;                               // this party's free-XOR offset (bob's only with IPP)
         std::optional<ot::cot_sender> sender;      // correlation: this party's Δ (alice; bob with IPP)
         std::optional<ot::cot_receiver> receiver;  // correlation: the peer's Δ (bob; alice with IPP)
-        std::uint64_t next_gate = 0;               // tweak offset of the next run
         std::uint64_t runs = 0;
         double setup_seconds = 0;
         run_stats last;
@@ -549,6 +525,9 @@ private:
         std::string broken_why;
         progress_callback progress;
         bool pipeline;
+        // The run engine (session/engine.hpp), made once the links and OT are
+        // set up; last, so that its threads stop before the links close.
+        std::variant<std::monostate, detail::engine<mitccr_hash>, detail::engine<fixed_key_hash>> engine;
     };
     std::unique_ptr<state> s_;  // one allocation: sessions move cheaply
 
@@ -642,6 +621,35 @@ private:
     /// with correlation Δ; Bob the receiver. 128 base OTs, once per session.
     /// With IPP, Bob draws a Δ of his own for his world and the same is done
     /// the other way round: a second set of base OTs.
+    /// The run engine under the agreed hash: the one place where the
+    /// garbling_hash option becomes a type.
+    void make_engine() {
+        state& s = *s_;
+        const detail::engine_parts parts{s.me,
+                                         s.threads,
+                                         s.links,
+                                         s.bob_links,
+                                         s.rng,
+                                         s.delta,
+                                         s.sender ? &*s.sender : nullptr,
+                                         s.receiver ? &*s.receiver : nullptr,
+                                         s.ipp,
+                                         s.ipp_min_ands};
+        if (s.hash == garbling_hash::fixed_key) s.engine.emplace<detail::engine<fixed_key_hash>>(parts);
+        else s.engine.emplace<detail::engine<mitccr_hash>>(parts);
+    }
+
+    /// Calls f with the session's engine.
+    template <class F>
+    void with_engine(F&& f) {
+        std::visit(
+            [&]<class E>(E& e) {
+                if constexpr (std::is_same_v<E, std::monostate>) detail::internal_error("session: no run engine");
+                else f(e);
+            },
+            s_->engine);
+    }
+
     void set_up_ot() {
         state& s = *s_;
         const auto own_delta = [&] {
@@ -671,63 +679,17 @@ private:
         const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
         const detail::run_header mine(who, c, s.runs, s.me);
         mine.send(*s.ch);
-        std::optional<detail::ipp_run> ipp;
-        if (!s.planned || &s.planned->data() != &c.data()) {  // plans depend on the circuit and the options only
-            s.planned.reset();
-            if (s.ipp) s.ipp_plan = exec::make_ipp_plan(c, s.threads, s.ipp_min_ands);
-            else s.plan = exec::make_plan(c, s.threads);
-            s.planned = c;
-        }
-        const exec::plan& plan = s.plan;
-        const std::optional<exec::ipp_plan>& ipp_plan = s.ipp_plan;
-        if (s.ipp) {
-            const exec::world mine = s.me == party::alice ? exec::world::alice : exec::world::bob;
-            // Pools are made once; their threads idle between runs.
-            if (!ipp_plan->worlds[exec::index(mine)].one_worker && !s.pool) s.pool.emplace(s.threads);
-            if (!ipp_plan->worlds[exec::index(exec::other(mine))].one_worker && !s.peer_pool)
-                s.peer_pool.emplace(s.threads);
-            if (!s.side) s.side.emplace(1);
-            std::array<exec::workers*, 2> pools{s.pool ? &*s.pool : nullptr, s.peer_pool ? &*s.peer_pool : nullptr};
-            if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
-            ipp.emplace(detail::ipp_run{*ipp_plan,
-                                        {std::span<net::channel* const>(s.links), std::span<net::channel* const>(s.bob_links)},
-                                        pools,
-                                        *s.side,
-                                        *s.sender,
-                                        *s.receiver,
-                                        s.delta,
-                                        mine,
-                                        s.hash,
-                                        s.next_gate});
-            if (s.me == party::bob) ipp->bob_hash_start = detail::declassified(s.rng.next());  // sent: public
-        } else if (!plan.one_worker && !s.pool) {
-            s.pool.emplace(s.threads);  // made once; its threads idle between runs
-        }
-        detail::yao_run run{*s.ch, s.links, plan, s.pool ? &*s.pool : nullptr, s.hash, s.next_gate, who,
-                            ipp ? &*ipp : nullptr};
         std::optional<std::vector<bool>> bits;
-        std::uint64_t and_gates = c.stats().and_gates;
-        if (s.me == party::alice) {
-            detail::check_peer_header(*s.ch, mine, batch);
-            bits = detail::garbler_run(run, *s.sender, s.rng, s.delta, c, my_bits, and_gates);
-        } else {
-            std::vector<block> labels = detail::evaluator_choose(run, *s.receiver, my_bits);
-            const struct wipe_on_exit {
-                std::vector<block>& v;
-                ~wipe_on_exit() { detail::wipe_all(v); }
-            } guard{labels};
-            detail::check_peer_header(*s.ch, mine, batch);
-            bits = detail::evaluator_run(run, c, labels);
-        }
-        s.next_gate += and_gates;
+        with_engine([&](auto& e) {
+            const std::uint64_t first = e.next_and();
+            bits = detail::compiled_run(e, who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
+            s.last = run_stats{e.next_and() - first, bytes(true) - sent0, bytes(false) - received0,
+                               std::chrono::duration<double>(net::clock::now() - t0).count(), e.ot_seconds};
+            s.last.transferred_bits = e.transferred_bits;
+            s.last.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
+            s.last.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
+        });
         ++s.runs;
-        s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
-                           std::chrono::duration<double>(net::clock::now() - t0).count(), run.ot_seconds};
-        if (ipp) {
-            s.last.transferred_bits = ipp_plan->transferred_bits;
-            s.last.transfer_ots = ipp->transfer_ots[0] + ipp->transfer_ots[1];
-            s.last.transfer_seconds = ipp->transfer_seconds[0] + ipp->transfer_seconds[1];
-        }
         return bits;
     }
 

@@ -40,7 +40,6 @@
 
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
-#include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/detail/secret.hpp>
@@ -146,9 +145,8 @@ struct ipp_run {
     ot::cot_receiver& receiver;     ///< correlation: the peer's Δ (transfers out of its world)
     block delta;                    ///< this party's Δ
     exec::world mine;               ///< the world this party garbles
-    garbling_hash hash;
     std::uint64_t first_gate;
-    block bob_hash_start{};         ///< Bob: the hash start of his world (drawn by the session)
+    block bob_hash_start{};         ///< Bob: the hash start of his world (drawn by his engine)
     std::array<double, 2> transfer_seconds{};  ///< out: per world, time in transfers (not in waits)
     std::array<std::uint64_t, 2> transfer_ots{};  ///< out: per world, OTs this party extended for transfers
 };
@@ -335,46 +333,19 @@ void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own,
     std::rethrow_exception(own_error ? own_error : peer_error);
 }
 
-/// run_worlds with the session's hash; both label arrays are wiped if it fails
-/// (a world that finished keeps its labels until then, and freed label
-/// arrays are reused unwiped: detail/big_vector.hpp).
-inline void run_both(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
-                     gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
+/// run_worlds; both label arrays are wiped if it fails (a world that
+/// finished keeps its labels until then, and freed label arrays are reused
+/// unwiped: detail/big_vector.hpp).
+template <class Hash>
+void run_both(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
+              gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
     try {
-        if (r.hash == garbling_hash::fixed_key)
-            run_worlds<fixed_key_hash>(r, c, own, own_hash_start, peers, peer_hash_start);
-        else
-            run_worlds<mitccr_hash>(r, c, own, own_hash_start, peers, peer_hash_start);
+        run_worlds<Hash>(r, c, own, own_hash_start, peers, peer_hash_start);
     } catch (...) {
         wipe_all(own);
         wipe_all(peers);
         throw;
     }
-}
-
-/// Alice's middle of an IPP run: garbles her world from her input encoding
-/// while evaluating Bob's; returns her world's outputs.
-inline gc::garbled_outputs ipp_alice(ipp_run& r, const circuit<>& circ, const gc::encoding& enc, block hash_start) {
-    const circuit_data& c = circ.data();
-    gc::detail::label_array own = gc::detail::input_slots(c, enc.zero_labels);
-    gc::detail::label_array peers(c.slot_count);
-    run_both(r, c, own, hash_start, peers, std::nullopt);
-    wipe_all(peers);
-    return gc::detail::finish_garbling(c, own, r.plan.and_gates);
-}
-
-/// Bob's middle: garbles his world (its hash start is sent to Alice first)
-/// while evaluating Alice's from his input labels; returns the active labels
-/// of the outputs, which live in Alice's world.
-inline std::vector<block> ipp_bob(ipp_run& r, const circuit<>& circ, std::span<const block> input_labels,
-                                  block alice_start) {
-    const block own_start = r.bob_hash_start;
-    const circuit_data& c = circ.data();
-    gc::detail::label_array own(c.slot_count);
-    gc::detail::label_array peers = gc::detail::input_slots(c, input_labels);
-    run_both(r, c, own, own_start, peers, alice_start);
-    wipe_all(own);
-    return gc::detail::output_labels(c, peers);
 }
 
 }  // namespace tandem::detail

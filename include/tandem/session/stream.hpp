@@ -1,25 +1,24 @@
-// tandem/session/stream.hpp — one streamed run (docs/DESIGN.md §11), each party's
-// segment runner.
+// tandem/session/stream.hpp — one streamed run (docs/DESIGN.md §11): this
+// party's segment runner.
 //
 // Both parties call the function (dsl/stream.hpp); each of its segments
-// reaches this party's runner as it is cut, and the runners speak per segment:
+// reaches this party's runner as it is cut and goes through the engine's
+// steps (session/engine.hpp, which lists each step's messages), after the
+// run's start_run (the hash start):
 //
-//   Bob → Alice    OT extension columns for his input bits entering in this
-//                  segment (sent as soon as he has cut it: they depend on
-//                  nothing of Alice's, as in session/yao.hpp)
+//   Bob            choose: OT extension columns for his input bits entering
+//                  in this segment, as soon as he has cut it
 //   Alice → Bob    the segment header: its number, the digest chained over
 //                  all segments so far, its sizes; Bob compares it with his
 //                  own and stops with protocol_error at the first segment
 //                  that differs (different programs, sizes or options)
-//   Alice → Bob    the active labels of her input bits entering here; the
-//                  garbled tables of the segment, then a flush (with several
-//                  workers, a segment with regions or wide levels is planned
-//                  like a compiled circuit, exec/, and worker w's tables go
-//                  on link w)
-//   opened values  as at the end of a compiled run (session/yao.hpp): to Bob
-//                  by hashes of both labels, to Alice by Bob's labels, which
-//                  she checks — so damage in transit is a protocol_error,
-//                  never a wrong value
+//   both           enter: Bob's columns read, Alice's active labels sent
+//   Alice → Bob    run_segment: the garbled tables of the segment, then a
+//                  flush (with several workers, a segment with regions or
+//                  wide levels is planned like a compiled circuit, exec/, and
+//                  worker w's tables go on link w)
+//   both           open, where the segment opens values: checked, so damage
+//                  in transit is a protocol_error, never a wrong value
 //
 // Two label arrays per party, used in turn, indexed by a segment's wire ids
 // (what is carried plus one segment's inputs and gates, not the function's
@@ -43,6 +42,7 @@
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/session/options.hpp>
+#include <tandem/session/engine.hpp>
 #include <tandem/session/yao.hpp>
 
 #include <algorithm>
@@ -135,26 +135,66 @@ struct stream_run_header {
     }
 };
 
-/// What both stream runners share: the digest chain, the label array, counts.
-class stream_runner_base : public segment_runner {
+/// This party's segment runner of a streamed run: each segment as it is cut
+/// goes through the session's engine (session/engine.hpp); the runner keeps
+/// the digest chain, the two label arrays and the counts.
+template <class Hash>
+class stream_runner final : public segment_runner {
 public:
-    stream_runner_base(net::channel& ch, std::span<net::channel* const> links, exec::workers* pool,
-                       std::uint64_t first_and, const progress_callback& progress, std::uint64_t expected_ands)
-        : ch_(ch), links_(links), pool_(pool), next_and_(first_and), progress_(progress), expected_ands_(expected_ands),
-          sent0_(ch.bytes_sent()), received0_(ch.bytes_received()), t0_(net::clock::now()) {}
-    stream_runner_base(const stream_runner_base&) = delete;
-    stream_runner_base& operator=(const stream_runner_base&) = delete;
-
-    std::uint64_t and_gates = 0;
-    std::uint64_t segments = 0;
-    double ot_seconds = 0;
-
-protected:
-    ~stream_runner_base() {
+    /// Starts the run (the engine's start_run: Alice sends the hash start, Bob reads it).
+    stream_runner(engine<Hash>& e, const progress_callback& progress, std::uint64_t expected_ands)
+        : e_(e), ch_(e.main_link()), progress_(progress), expected_ands_(expected_ands), sent0_(ch_.bytes_sent()),
+          received0_(ch_.bytes_received()), t0_(net::clock::now()) {
+        e_.start_run();
+    }
+    stream_runner(const stream_runner&) = delete;
+    stream_runner& operator=(const stream_runner&) = delete;
+    ~stream_runner() {
         wipe_all(labels_);
         wipe_all(spare_);
     }
 
+    std::uint64_t and_gates = 0;
+    std::uint64_t segments = 0;
+
+    std::optional<std::vector<bool>> run(stream_segment&& s) override {
+        const segment_header mine = header_of(s);
+        std::vector<block> t;  // Bob's input labels
+        const wipe_on_exit wipe_t{t};
+        if (e_.garbler()) {
+            mine.send(ch_);
+        } else {
+            std::vector<std::uint8_t> choices;
+            for (const stream_input_bit& in : s.inputs)
+                if (in.owner == party::bob) choices.push_back(in.value);
+            t = e_.choose(choices);
+            const segment_header peer = segment_header::receive(ch_);
+            if (peer.index != mine.index || peer.digest_hi != mine.digest_hi || peer.digest_lo != mine.digest_lo)
+                throw protocol_error("streamed run: the parties run different functions (or sizes, or segment_ands): "
+                                     "segment " + std::to_string(mine.index) + " differs (this party: " +
+                                     mine.describe() + "; the peer's segment " + std::to_string(peer.index) + ": " +
+                                     peer.describe() +
+                                     "); both must call session::run with the same streamed function and options");
+        }
+        enter(s);
+        e_.enter(s.inputs, labels_, t);
+        const circuit<> c(std::move(s.data), trusted_layout);  // inputs sit in the run's slots: not a stand-alone circuit
+        e_.run_segment(c, labels_, s.and_gates);
+        s.data.output_slots = c.data().output_slots;  // the opens below read them
+        carried_from_.assign(s.data.output_slots.begin(), s.data.output_slots.begin() + s.carried);
+        std::optional<std::vector<bool>> result;
+        if (s.open) {  // the run's `who` for the result, an open's own otherwise
+            const std::span<const std::uint32_t> opened(s.data.output_slots.begin() + s.carried, s.data.output_slots.end());
+            result = e_.open(*s.open, opened, labels_, [&](std::size_t k) {
+                return "opened bit " + std::to_string(k) + " of segment " + std::to_string(s.index);
+            });
+        }
+        ch_.flush();
+        done(s);
+        return result;
+    }
+
+private:
     /// This party's header of s, chaining its digest.
     segment_header header_of(const stream_segment& s) {
         fingerprint_mixer m;
@@ -194,28 +234,8 @@ protected:
         labels_.swap(spare_);
     }
 
-    /// Notes where the segment left its carried wires, for the next enter().
-    void leave(const stream_segment& s) {
-        carried_from_.assign(s.data.output_slots.begin(), s.data.output_slots.begin() + s.carried);
-    }
-
-    /// The opened bits with the constants filled in.
-    static std::vector<bool> opened_constants(const stream_segment& s) {
-        std::vector<bool> bits;
-        for (std::size_t k = s.carried; k < s.data.output_slots.size(); ++k) bits.push_back(s.data.output_slots[k] == output_true);
-        return bits;
-    }
-
-    /// Output hashes of an open (copies labels per bit), the hash index
-    /// continuing across the run's opens.
-    void hash_opened(block hash_start, std::span<block> labels, std::size_t copies) {
-        output_hashes(hash_start, labels, copies, opened_so_far_);
-        opened_so_far_ += labels.size() / copies;
-    }
-
     void done(const stream_segment& s) {
         and_gates += s.and_gates;
-        next_and_ += s.and_gates;
         ++segments;
         if (progress_) {
             stream_progress p;
@@ -230,219 +250,15 @@ protected:
         }
     }
 
-    /// A plan for a segment with several workers, or nullopt when one core
-    /// runs it (one link, or nothing worth splitting): regions' instances and
-    /// wide levels go to the session's workers, each on its own link (exec/).
-    std::optional<exec::plan> plan_for(const circuit<>& c) const {
-        if (links_.size() < 2 || pool_ == nullptr) return std::nullopt;
-        exec::plan p = exec::make_plan(c, static_cast<std::uint32_t>(links_.size()));
-        if (p.one_worker) return std::nullopt;
-        return p;
-    }
-
-    /// Runs a segment on this party's cores: planned over the session's
-    /// workers when that is worth it (make(w, &plan) gives worker w's core),
-    /// else on one core bound to the main link (make(0, nullptr)).
-    template <class Core, class Make>
-    void run_segment(const circuit<>& c, Make&& make) {
-        if (const std::optional<exec::plan> p = plan_for(c)) {
-            exec::detail::run_cores<Core>(
-                *p, c.data(), [&](std::uint32_t w) { return make(w, &*p); }, labels_, next_and_, pool_, interrupter());
-        } else {
-            const std::unique_ptr<Core> one = make(0, nullptr);
-            run_all_steps(*one, c.data(), labels_, next_and_);
-        }
-    }
-
-    /// Stops every link at once when a worker fails.
-    std::function<void()> interrupter() const {
-        return [links = links_] {
-            for (net::channel* l : links) l->interrupt();
-        };
-    }
-
+    engine<Hash>& e_;
     net::channel& ch_;
-    std::span<net::channel* const> links_;  // the main link, then the worker links
-    exec::workers* pool_;
-    std::uint64_t next_and_;  // tweak index of the segment's first AND
     gc::detail::label_array labels_, spare_;    // this segment's labels; the last one's (enter)
     std::vector<std::uint32_t> carried_from_;  // the last segment's carried wires, in its slots
     circuit_fingerprint digest_;
-    std::uint64_t opened_so_far_ = 0;
     const progress_callback& progress_;
     std::uint64_t expected_ands_;
     std::uint64_t sent0_, received0_;
     net::clock::time_point t0_;
-};
-
-/// Alice's runner: garbles each segment as it is cut.
-template <class Hash>
-class garbler_stream_runner final : public stream_runner_base {
-public:
-    garbler_stream_runner(net::channel& ch, std::span<net::channel* const> links, exec::workers* pool,
-                          ot::cot_sender& sender, prg& rng, block delta, std::uint64_t first_and,
-                          const progress_callback& progress, std::uint64_t expected_ands)
-        : stream_runner_base(ch, links, pool, first_and, progress, expected_ands), sender_(sender), rng_(rng), delta_(delta),
-          hash_start_(declassified(rng.next())) {  // sent: public (detail/secret.hpp)
-        ch.send_value(hash_start_);
-    }
-    ~garbler_stream_runner() { wipe(&delta_, sizeof delta_); }
-
-    std::optional<std::vector<bool>> run(stream_segment&& s) override {
-        const segment_header h = header_of(s);
-        h.send(ch_);
-        enter(s);
-        // Input labels: Bob's zero labels from his OT columns, Alice's drawn here.
-        std::vector<block> q(h.bob_bits);
-        ot_seconds += seconds_of([&] {
-            if (!q.empty()) sender_.extend(ch_, q);
-        });
-        std::size_t theirs = 0;
-        for (const stream_input_bit& in : s.inputs) {
-            block& zero = labels_[in.slot];
-            if (in.owner == party::bob) {
-                zero = q[theirs++];
-            } else {
-                zero = rng_.next();
-                ch_.send_value(zero ^ (mask_of(in.value != 0) & delta_));
-            }
-        }
-        wipe_all(q);
-        using core = gc::garbler_core<Hash, gc::channel_sink>;
-        const circuit<> c(std::move(s.data), trusted_layout);  // inputs sit in the run's slots: not a stand-alone circuit
-        ch_.flush();  // Bob needs the labels before any table: a segment's first tables may all go to worker links
-        std::vector<gc::channel_sink> sinks;
-        for (net::channel* l : links_) sinks.emplace_back(*l);
-        run_segment<core>(c, [&](std::uint32_t w, const exec::plan*) {
-            return std::make_unique<core>(hash_start_, delta_, sinks[w]);
-        });
-        s.data.output_slots = c.data().output_slots;  // the opens below read them
-        leave(s);
-        std::optional<std::vector<bool>> result;
-        if (s.open) result = open(s);
-        ch_.flush();
-        done(s);
-        return result;
-    }
-
-private:
-    std::optional<std::vector<bool>> open(const stream_segment& s) {
-        const reveal who = *s.open;  // the run's `who` for the result, an open's own otherwise
-        const std::vector<std::size_t> live = live_outputs(s.data, s.carried);
-        const auto& slots = s.data.output_slots;
-        if (who != reveal::alice) {  // Bob decodes by matching H(his label) against both
-            std::vector<block> x(2 * live.size());
-            for (std::size_t m = 0; m < live.size(); ++m)
-                x[m] = labels_[slots[live[m]]], x[live.size() + m] = labels_[slots[live[m]]] ^ delta_;
-            hash_opened(hash_start_, x, 2);
-            for (const block& b : x) ch_.send_value(b.low());
-            wipe_all(x);
-        } else {
-            opened_so_far_ += live.size();
-        }
-        if (who == reveal::bob) return std::nullopt;
-        ch_.flush();
-        std::vector<bool> bits = opened_constants(s);
-        for (const std::size_t k : live) {
-            const block w = ch_.recv_value<block>();
-            const block z = labels_[slots[k]];
-            const opened_bit b = open_bit(w, z, z ^ delta_);
-            if (!b.valid)
-                throw protocol_error(corrupted_message("the evaluator's label of opened bit " +
-                                                       std::to_string(k - s.carried) + " in segment " +
-                                                       std::to_string(s.index)));
-            bits[k - s.carried] = b.value;
-        }
-        return bits;
-    }
-
-    ot::cot_sender& sender_;
-    prg& rng_;
-    block delta_;
-    block hash_start_;
-};
-
-/// Bob's runner: evaluates each segment from the tables as they arrive.
-template <class Hash>
-class evaluator_stream_runner final : public stream_runner_base {
-public:
-    evaluator_stream_runner(net::channel& ch, std::span<net::channel* const> links, exec::workers* pool,
-                            ot::cot_receiver& receiver, std::uint64_t first_and, const progress_callback& progress,
-                            std::uint64_t expected_ands)
-        : stream_runner_base(ch, links, pool, first_and, progress, expected_ands), receiver_(receiver),
-          hash_start_(ch.recv_value<block>()) {
-        for (net::channel* l : links_) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
-    }
-
-    std::optional<std::vector<bool>> run(stream_segment&& s) override {
-        const segment_header mine = header_of(s);
-        std::vector<std::uint8_t> choices;
-        for (const stream_input_bit& in : s.inputs)
-            if (in.owner == party::bob) choices.push_back(in.value);
-        std::vector<block> t(choices.size());
-        ot_seconds += seconds_of([&] {
-            if (!choices.empty()) receiver_.extend(ch_, choices, t);
-        });
-        const segment_header peer = segment_header::receive(ch_);
-        if (peer.index != mine.index || peer.digest_hi != mine.digest_hi || peer.digest_lo != mine.digest_lo)
-            throw protocol_error("streamed run: the parties run different functions (or sizes, or segment_ands): "
-                                 "segment " + std::to_string(mine.index) + " differs (this party: " + mine.describe() +
-                                 "; the peer's segment " + std::to_string(peer.index) + ": " + peer.describe() +
-                                 "); both must call session::run with the same streamed function and options");
-        enter(s);
-        std::size_t mine_k = 0;
-        for (const stream_input_bit& in : s.inputs)
-            labels_[in.slot] = in.owner == party::bob ? t[mine_k++] : ch_.recv_value<block>();
-        wipe_all(t);
-        using core = gc::evaluator_core<Hash, gc::channel_source>;
-        const circuit<> c(std::move(s.data), trusted_layout);  // inputs sit in the run's slots: not a stand-alone circuit
-        run_segment<core>(c, [&](std::uint32_t w, const exec::plan* p) {
-            sources_[w]->allow(2 * (p != nullptr ? p->worker_ands[w] : s.and_gates));  // this segment's tables on link w
-            return std::make_unique<core>(hash_start_, *sources_[w]);
-        });
-        s.data.output_slots = c.data().output_slots;
-        leave(s);
-        std::optional<std::vector<bool>> result;
-        if (s.open) result = open(s);
-        done(s);
-        return result;
-    }
-
-private:
-    std::optional<std::vector<bool>> open(const stream_segment& s) {
-        const reveal who = *s.open;  // the run's `who` for the result, an open's own otherwise
-        const std::vector<std::size_t> live = live_outputs(s.data, s.carried);
-        const auto& slots = s.data.output_slots;
-        std::optional<std::vector<bool>> result;
-        if (who != reveal::alice) {
-            std::vector<bool> bits = opened_constants(s);
-            std::vector<std::uint64_t> hashes(2 * live.size());  // H(zero label)s, then H(one label)s
-            if (!hashes.empty()) ch_.recv(hashes.data(), hashes.size() * sizeof(std::uint64_t));
-            std::vector<block> x(live.size());
-            for (std::size_t m = 0; m < live.size(); ++m) x[m] = labels_[slots[live[m]]];
-            hash_opened(hash_start_, x, 1);
-            for (std::size_t m = 0; m < live.size(); ++m) {
-                const opened_bit b = open_bit(x[m].low(), hashes[m], hashes[live.size() + m]);
-                if (!b.valid)
-                    throw protocol_error(corrupted_message("opened bit " + std::to_string(live[m] - s.carried) +
-                                                           " of segment " + std::to_string(s.index)));
-                bits[live[m] - s.carried] = b.value;
-            }
-            wipe_all(x);
-            result = std::move(bits);
-        } else {
-            opened_so_far_ += live.size();
-        }
-        if (who != reveal::bob) {
-            for (const std::size_t k : live) ch_.send_value(labels_[slots[k]]);
-            ch_.flush();
-        }
-        return result;
-    }
-
-    ot::cot_receiver& receiver_;
-    block hash_start_;
-    std::vector<std::unique_ptr<gc::channel_source>> sources_;  // one per link, given each segment's share
 };
 
 }  // namespace tandem::detail

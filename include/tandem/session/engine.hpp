@@ -1,0 +1,397 @@
+// tandem/session/engine.hpp — the steps every run of a session is made of,
+// one party's side, with the garbling hash fixed as a type.
+//
+// A session builds one engine after its handshake and OT set-up (session.hpp:
+// a std::variant over the two hashes, the one place where the run-time
+// option becomes a type). The engine holds what every run uses: the links,
+// Δ and the correlated-OT pair (lent by the session), the worker threads,
+// the plan of the circuit run last and the tweak counter (every AND under
+// the session's Δ gets its own tweaks, across runs). Its steps, with the
+// messages each one sends:
+//
+//   choose     Bob → Alice: OT extension columns for his input bits entering
+//              now (ot/iknp.hpp): his label is the COT output t_i, Alice's
+//              zero label q_i. Bob sends them before he reads Alice's header
+//              (run or segment): they depend on nothing of hers, and Alice
+//              can start half a round trip sooner. Only Bob sends ahead;
+//              Alice reads before she sends more than her header, so large
+//              inputs on both sides cannot fill both links.
+//   start_run  Alice → Bob: the run's hash start S (fresh per run).
+//   enter      Alice reads Bob's columns, draws zero labels for her own bits
+//              and sends their active labels; both write every entering
+//              bit's label into its slot of the label array.
+//   run        Alice → Bob: the garbled tables of a circuit, streamed while
+//              they are produced (gc/stream.hpp) — on one core, or as a plan
+//              says over the session's workers, worker w's tables on link w
+//              (exec/), or with IPP both worlds at once (session/ipp.hpp).
+//   open       outputs to whoever learns them: to Bob H(Z_k) and H(Z_k ⊕ Δ)
+//              of each output wire k, against which he matches his label's
+//              hash; to Alice Bob's labels, each of which must be Z_k or
+//              Z_k ⊕ Δ. A label that fits neither means damaged tables or
+//              labels, and the run stops with protocol_error instead of
+//              returning a wrong answer. Constant outputs need nothing.
+//
+// A compiled run (session/yao.hpp) is choose, start_run, enter, run and open
+// once; a streamed run (session/stream.hpp) is start_run, then per segment
+// choose, enter, run and, where values are opened, open.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/circuit/builder.hpp>
+#include <tandem/circuit/circuit.hpp>
+#include <tandem/crypto/block.hpp>
+#include <tandem/crypto/hash.hpp>
+#include <tandem/crypto/isa.hpp>
+#include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
+#include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
+#include <tandem/exec/ipp_plan.hpp>
+#include <tandem/exec/plan.hpp>
+#include <tandem/gc/half_gates.hpp>
+#include <tandem/gc/stream.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/ot/iknp.hpp>
+#include <tandem/party.hpp>
+#include <tandem/session/ipp.hpp>
+#include <tandem/session/options.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::detail {
+
+/// Indices of the outputs from `first` on that are wires, not public constants.
+inline std::vector<std::size_t> live_outputs(std::span<const std::uint32_t> slots, std::size_t first = 0) {
+    std::vector<std::size_t> live;
+    for (std::size_t k = first; k < slots.size(); ++k)
+        if (slots[k] != output_false && slots[k] != output_true) live.push_back(k);
+    return live;
+}
+inline std::vector<std::size_t> live_outputs(const circuit_data& d, std::size_t first = 0) {
+    return live_outputs(d.output_slots, first);
+}
+
+/// H(label, k) under keys disjoint from every AND's (the high word of the
+/// key is set), truncated to 64 bits: enough to tell the two labels apart
+/// and to catch damage with probability 1 - 2^-64 per output bit. k runs
+/// from `first` (a streamed run's opens continue where the last one ended).
+inline void output_hashes(block hash_start, std::span<block> labels, std::size_t copies, std::uint64_t first = 0) {
+    const mitccr_hash h(hash_start ^ block(std::uint64_t{1} << 63, 0));
+    const std::size_t n = labels.size() / copies;
+    if (n > 0) h.hash(first, n, copies, labels.data());
+}
+
+/// What opening one output wire reveals: whether the label (or its hash)
+/// received is one of the wire's two valid ones, and which — computed
+/// without a branch on the secret labels, then made public
+/// (detail/secret.hpp): the bit is what the opening reveals, and an invalid
+/// label ends the run. The zero label wins if both match (as a hash may).
+struct opened_bit {
+    bool valid;
+    bool value;
+};
+template <class T>
+opened_bit open_bit(const T& got, const T& zero, const T& one) noexcept {
+    const bool is_zero = got == zero, is_one = got == one;
+    return {declassified(static_cast<bool>(is_zero | is_one)), declassified(!is_zero)};
+}
+
+inline std::string corrupted_message(const std::string& what) {
+    return "run: " + what +
+           " is neither of its two valid values: garbled tables or labels were damaged in transit (or the peer is "
+           "not following the protocol); the result is discarded";
+}
+
+template <class F>
+double seconds_of(F&& f) {
+    const auto t0 = net::clock::now();
+    f();
+    return std::chrono::duration<double>(net::clock::now() - t0).count();
+}
+
+/// What a session lends its engine; it outlives the engine.
+struct engine_parts {
+    party me;
+    std::uint32_t threads;
+    std::span<net::channel* const> links;      ///< the main link, then the worker links
+    std::span<net::channel* const> bob_links;  ///< with IPP: the links of Bob's world
+    prg& rng;                                  ///< Alice's input labels, the hash starts
+    const block& delta;                        ///< this party's Δ (Alice's; Bob's own with IPP)
+    ot::cot_sender* sender;                    ///< correlation: this party's Δ (Alice; Bob with IPP)
+    ot::cot_receiver* receiver;                ///< correlation: the peer's Δ (Bob; Alice with IPP)
+    bool ipp = false;
+    std::uint64_t ipp_min_ands = 0;
+};
+
+/// One party's engine under hash `Hash` (crypto/hash.hpp, crypto/fixed_key_hash.hpp).
+/// Used by one thread at a time.
+template <class Hash>
+class engine {
+public:
+    explicit engine(const engine_parts& parts) : p_(parts) {
+        require_aes_instructions();
+        if (!garbler())  // each link's tables, given to the evaluator run by run (channel_source::allow)
+            for (net::channel* l : p_.links) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
+    }
+    engine(const engine&) = delete;
+    engine& operator=(const engine&) = delete;
+
+    bool garbler() const noexcept { return p_.me == party::alice; }
+    net::channel& main_link() const noexcept { return *p_.links[0]; }
+    /// The tweak index of the next AND garbled under this Δ.
+    std::uint64_t next_and() const noexcept { return next_and_; }
+
+    double ot_seconds = 0;  ///< this run's time in OT extension so far
+    /// This run's IPP transfers, per world (zero without IPP).
+    std::array<double, 2> transfer_seconds{};
+    std::array<std::uint64_t, 2> transfer_ots{};
+    std::uint64_t transferred_bits = 0;
+
+    /// Alice draws the run's hash start and sends it; Bob reads it.
+    void start_run() {
+        ot_seconds = 0;
+        transfer_seconds = {};
+        transfer_ots = {};
+        transferred_bits = 0;
+        opened_ = 0;
+        if (garbler()) {
+            hash_start_ = declassified(p_.rng.next());  // sent: public (detail/secret.hpp)
+            main_link().send_value(hash_start_);
+        } else {
+            hash_start_ = main_link().template recv_value<block>();
+        }
+    }
+
+    /// Bob: OT extension with `choices` (his bits entering now, 0 or 1
+    /// each, in order); returns his labels t. Flushes.
+    std::vector<block> choose(std::span<const std::uint8_t> choices) {
+        std::vector<block> t(choices.size());
+        ot_seconds += seconds_of([&] {
+            if (!choices.empty()) p_.receiver->extend(main_link(), choices, t);
+            main_link().flush();
+        });
+        return t;
+    }
+
+    /// Writes the labels of the input bits entering now into their slots:
+    /// Alice's zero labels (Bob's from his OT columns, hers drawn, their
+    /// active labels sent); Bob's active labels (his from choose(), which `t`
+    /// holds and which is wiped, Alice's received). Flushes.
+    void enter(std::span<const stream_input_bit> inputs, gc::detail::label_array& labels, std::vector<block>& t) {
+        net::channel& ch = main_link();
+        if (garbler()) {
+            std::size_t bob_bits = 0;
+            for (const stream_input_bit& in : inputs) bob_bits += in.owner == party::bob;
+            std::vector<block> q(bob_bits);
+            ot_seconds += seconds_of([&] {
+                if (!q.empty()) p_.sender->extend(ch, q);
+            });
+            std::size_t theirs = 0;
+            for (const stream_input_bit& in : inputs) {
+                block& zero = labels[in.slot];
+                if (in.owner == party::bob) {
+                    zero = q[theirs++];
+                } else {
+                    zero = p_.rng.next();
+                    ch.send_value(zero ^ (mask_of(in.value != 0) & p_.delta));
+                }
+            }
+            wipe_all(q);
+            ch.flush();  // Bob needs the labels before any table: the first tables may all go to worker links
+        } else {
+            std::size_t mine = 0;
+            for (const stream_input_bit& in : inputs)
+                labels[in.slot] = in.owner == party::bob ? t[mine++] : ch.template recv_value<block>();
+        }
+        wipe_all(t);
+    }
+
+    /// Garbles or evaluates a compiled run's circuit on `labels` (inputs
+    /// entered), as the cached plan says, or both worlds with IPP. On return
+    /// `labels` holds the final labels of the world the inputs and outputs
+    /// live in (Alice's).
+    void run(const circuit<>& c, gc::detail::label_array& labels) {
+        plan_for_run(c);
+        if (p_.ipp) return run_ipp(c, labels);
+        const exec::plan& p = plan_;
+        if (!p.one_worker && !pool_) pool_.emplace(p_.threads);  // made once; its threads idle between runs
+        run_cores(c.data(), p, labels);
+        next_and_ += p.and_gates;
+    }
+
+    /// Garbles or evaluates one segment of a streamed run on `labels`: on
+    /// one core bound to the main link, or planned over the session's workers
+    /// when it has regions or wide levels worth splitting.
+    void run_segment(const circuit<>& c, gc::detail::label_array& labels, std::uint64_t and_gates) {
+        std::optional<exec::plan> p;
+        if (p_.links.size() > 1) {
+            p = exec::make_plan(c, static_cast<std::uint32_t>(p_.links.size()));
+            if (p->one_worker) p.reset();
+            else if (!pool_) pool_.emplace(p_.threads);
+        }
+        if (p) {
+            run_cores(c.data(), *p, labels);
+        } else if (garbler()) {
+            gc::channel_sink sink(main_link());
+            garbler_core one(hash_start_, p_.delta, sink);
+            run_all_steps(one, c.data(), labels, next_and_);
+        } else {
+            sources_[0]->allow(2 * and_gates);
+            evaluator_core one(hash_start_, *sources_[0]);
+            run_all_steps(one, c.data(), labels, next_and_);
+        }
+        next_and_ += and_gates;
+    }
+
+    /// Opens the outputs at `slots` (output_false/output_true for constants)
+    /// from `labels` to `who`; returns their bits if this party learns them.
+    /// `name(k)` names output k in an error. Output hashes are indexed on
+    /// across the run's opens.
+    template <class Name>
+    std::optional<std::vector<bool>> open(reveal who, std::span<const std::uint32_t> slots,
+                                          const gc::detail::label_array& labels, Name&& name) {
+        net::channel& ch = main_link();
+        const std::vector<std::size_t> live = live_outputs(slots);
+        std::vector<bool> bits(slots.size());
+        for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = slots[k] == output_true;  // the constants
+        const std::uint64_t first = opened_;
+        opened_ += live.size();
+        if (garbler()) {
+            if (who != reveal::alice) {  // Bob decodes by matching H(his label) against both
+                std::vector<block> x(2 * live.size());
+                for (std::size_t m = 0; m < live.size(); ++m)
+                    x[m] = labels[slots[live[m]]], x[live.size() + m] = labels[slots[live[m]]] ^ p_.delta;
+                output_hashes(hash_start_, x, 2, first);
+                for (const block& b : x) ch.send_value(b.low());
+                wipe_all(x);
+            }
+            ch.flush();
+            if (who == reveal::bob) return std::nullopt;
+            for (const std::size_t k : live) {  // Bob's labels; each must be one of ours
+                const block w = ch.template recv_value<block>();
+                const block z = labels[slots[k]];
+                const opened_bit b = open_bit(w, z, z ^ p_.delta);
+                if (!b.valid) throw protocol_error(corrupted_message("the evaluator's label of " + name(k)));
+                bits[k] = b.value;
+            }
+            return bits;
+        }
+        std::optional<std::vector<bool>> result;
+        if (who != reveal::alice) {
+            std::vector<std::uint64_t> hashes(2 * live.size());  // H(zero label)s, then H(one label)s
+            if (!hashes.empty()) ch.recv(hashes.data(), hashes.size() * sizeof(std::uint64_t));
+            std::vector<block> x(live.size());
+            for (std::size_t m = 0; m < live.size(); ++m) x[m] = labels[slots[live[m]]];
+            output_hashes(hash_start_, x, 1, first);
+            for (std::size_t m = 0; m < live.size(); ++m) {
+                const opened_bit b = open_bit(x[m].low(), hashes[m], hashes[live.size() + m]);
+                if (!b.valid) throw protocol_error(corrupted_message(name(live[m])));
+                bits[live[m]] = b.value;
+            }
+            wipe_all(x);
+            result = std::move(bits);
+        }
+        if (who != reveal::bob) {
+            for (const std::size_t k : live) ch.send_value(labels[slots[k]]);
+            ch.flush();
+        }
+        return result;
+    }
+
+private:
+    using garbler_core = gc::garbler_core<Hash, gc::channel_sink>;
+    using evaluator_core = gc::evaluator_core<Hash, gc::channel_source>;
+
+    /// Stops every link at once when a worker fails.
+    std::function<void()> interrupter() const {
+        return [links = p_.links, bob = p_.bob_links] {
+            for (net::channel* l : links) l->interrupt();
+            for (net::channel* l : bob) l->interrupt();
+        };
+    }
+
+    /// The plan of c, kept for the next run of the same circuit (planning
+    /// MExp takes ~1 ms, its IPP plan ~2 ms). Holding the circuit keeps its
+    /// data, and so the address compared, alive.
+    void plan_for_run(const circuit<>& c) {
+        if (planned_ && &planned_->data() == &c.data()) return;  // plans depend on the circuit and the options only
+        planned_.reset();
+        if (p_.ipp) ipp_plan_ = exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands);
+        else plan_ = exec::make_plan(c, p_.threads);
+        planned_ = c;
+    }
+
+    /// The plan's workers on this party's links, worker w on link w.
+    void run_cores(const circuit_data& c, const exec::plan& p, gc::detail::label_array& labels) {
+        exec::workers* pool = pool_ ? &*pool_ : nullptr;
+        if (garbler()) {
+            std::vector<gc::channel_sink> sinks;
+            for (net::channel* l : p_.links) sinks.emplace_back(*l);
+            exec::detail::run_cores<garbler_core>(
+                p, c, [&](std::uint32_t w) { return std::make_unique<garbler_core>(hash_start_, p_.delta, sinks[w]); },
+                labels, next_and_, pool, interrupter());
+        } else {
+            for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p.worker_ands[w]);
+            exec::detail::run_cores<evaluator_core>(
+                p, c, [&](std::uint32_t w) { return std::make_unique<evaluator_core>(hash_start_, *sources_[w]); },
+                labels, next_and_, pool, interrupter());
+        }
+    }
+
+    /// IPP (session/ipp.hpp): this party garbles its world while evaluating
+    /// the peer's. The inputs and outputs live in Alice's world: `labels` is
+    /// Alice's own world for her, the world Bob evaluates for him.
+    void run_ipp(const circuit<>& circ, gc::detail::label_array& labels) {
+        const exec::ipp_plan& plan = *ipp_plan_;
+        const exec::world mine = garbler() ? exec::world::alice : exec::world::bob;
+        // Pools are made once; their threads idle between runs.
+        if (!plan.worlds[exec::index(mine)].one_worker && !pool_) pool_.emplace(p_.threads);
+        if (!plan.worlds[exec::index(exec::other(mine))].one_worker && !peer_pool_) peer_pool_.emplace(p_.threads);
+        if (!side_) side_.emplace(1);
+        std::array<exec::workers*, 2> pools{pool_ ? &*pool_ : nullptr, peer_pool_ ? &*peer_pool_ : nullptr};
+        if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
+        ipp_run r{plan,      {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine,
+                  next_and_, {}, {},                        {}};
+        const circuit_data& c = circ.data();
+        gc::detail::label_array other(c.slot_count);
+        if (garbler()) {
+            run_both<Hash>(r, c, labels, hash_start_, other, std::nullopt);
+        } else {
+            r.bob_hash_start = declassified(p_.rng.next());  // sent: public
+            run_both<Hash>(r, c, other, r.bob_hash_start, labels, hash_start_);
+        }
+        wipe_all(other);
+        next_and_ += plan.and_gates;
+        transfer_seconds = r.transfer_seconds;
+        transfer_ots = r.transfer_ots;
+        transferred_bits = plan.transferred_bits;
+    }
+
+    engine_parts p_;
+    std::uint64_t next_and_ = 0;
+    block hash_start_{};
+    std::uint64_t opened_ = 0;  // outputs opened in this run so far: the output hashes' index
+    std::vector<std::unique_ptr<gc::channel_source>> sources_;
+    std::optional<exec::workers> pool_;       // a thread per worker, made at the first run that needs them
+    std::optional<exec::workers> peer_pool_;  // IPP: the workers of the world this party evaluates
+    std::optional<exec::workers> side_;       // IPP: the thread that runs that world's executor
+    std::optional<circuit<>> planned_;
+    exec::plan plan_;
+    std::optional<exec::ipp_plan> ipp_plan_;
+};
+
+}  // namespace tandem::detail
+
+TANDEM_CRYPTO_END
