@@ -7,6 +7,7 @@
 
 #include <tandem/tandem.hpp>
 
+#include <functional>
 #include <random>
 #include <string>
 #include <utility>
@@ -21,10 +22,14 @@ struct app {
     tandem::circuit<> c;
     std::vector<std::vector<bool>> alice, bob;  // each party's input values
     std::vector<std::vector<bool>> expected;
+    /// A streamed variant (bench_ipp): runs the same function as a streamed
+    /// function in a session as this party (true: Alice), returns whether its
+    /// result is `expected`. Empty for compiled applications.
+    std::function<bool(tandem::session&, bool)> streamed;
 };
 
 inline app make_app(std::string name, tandem::circuit<> c) {
-    app a{std::move(name), std::move(c), {}, {}, {}};
+    app a{std::move(name), std::move(c), {}, {}, {}, {}};
     std::mt19937_64 rng(20261122);
     std::vector<std::vector<bool>> all;
     for (const tandem::value_layout& v : a.c.data().inputs) {

@@ -1,10 +1,11 @@
 // bench_ipp — inter-party parallelization (paper 001 §6.5, Tables 4 and 5):
 // raw Yao (Alice garbles every region, Bob evaluates) against IPP (each party
 // garbles half of every large region and evaluates the other half) for the
-// three applications of paper 001 §6.2 (BioMatch, MExp, MVMul).
+// three applications of paper 001 §6.2 (BioMatch, MExp, MVMul), and BioMatch
+// as a streamed function ("biomatch-s": IPP planned segment by segment).
 //
 //   bench_ipp [--case ceiling|compute|all] [--hash rekeyed|fixed-key|both] [--threads N] [--reps N]
-//             [--quick] [--json]
+//             [--only NAME[,NAME...]] [--quick] [--json]
 //   bench_ipp --case link --party alice|bob --host H --port P [--link NAME] [--pin CORE] [same options]
 //   bench_ipp --relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-us D
 //
@@ -23,7 +24,8 @@
 // --threads N: workers per party (and per world with IPP), default 1.
 // --relay: a user-space delay line for kernels without netem (the script's
 // fallback): forwards every connection to TARGET, each direction delayed by
-// D µs. --quick uses small instances (BioMatch 64 entries, MExp 4, MVMul 4×16).
+// D µs. --quick uses small instances (BioMatch 64 entries, MExp 4, MVMul 4×16,
+// streamed BioMatch 128). --only picks applications by name.
 #include "common.hpp"
 #include "app_set.hpp"
 #include "processes.hpp"
@@ -67,6 +69,7 @@ struct config {
     std::uint16_t port = 0;
     int pin = -1;
     bool is_child = false;  // compute case: the bob process
+    std::vector<std::string> only;  // --only: these applications (all if empty)
 };
 
 std::string hash_name(garbling_hash h) { return h == garbling_hash::rekeyed ? "rekeyed" : "fixed-key"; }
@@ -134,6 +137,10 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
                 session s = open(o);
                 const auto& mine = alice ? a.alice : a.bob;
                 const auto run = [&] {
+                    if (a.streamed) {
+                        if (!a.streamed(s, alice)) throw std::runtime_error(a.name + ": wrong result");
+                        return;
+                    }
                     const auto out = s.run_bits(reveal::both, a.c, mine);
                     if (!out || *out != a.expected) throw std::runtime_error(a.name + ": wrong result");
                 };
@@ -152,7 +159,7 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
                 if (!alice) continue;
                 const double med = bench::median(secs), mn = bench::minimum(secs);
                 if (!ipp) raw = med;
-                const double ands = double(a.c.stats().and_gates);
+                const double ands = double(st.and_gates);
                 const double speedup = raw / med;
                 if (c.opt.json) {
                     bench::record rec("ipp", case_name + "_" + a.name);
@@ -163,7 +170,7 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
                         .add("seconds", med)
                         .add("seconds_min", mn)
                         .add("reps", c.opt.reps)
-                        .add("and_gates", a.c.stats().and_gates)
+                        .add("and_gates", st.and_gates)
                         .add("and_per_s", ands / med)
                         .add("bytes_alice", st.bytes_sent)
                         .add("bytes_bob", static_cast<std::uint64_t>(their_sent))
@@ -195,6 +202,35 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
         }
     }
     return 0;
+}
+
+// ---- a streamed application -------------------------------------------------------
+
+/// The plain words of a value's bits, 64 to a word, least significant first.
+std::vector<std::uint64_t> words_of(const std::vector<bool>& bits) {
+    std::vector<std::uint64_t> w((bits.size() + 63) / 64, 0);
+    for (std::size_t k = 0; k < bits.size(); ++k) w[k / 64] |= std::uint64_t{bits[k]} << (k % 64);
+    return w;
+}
+
+/// BioMatch streamed (apps::biomatch_stream, blocks of 128 entries), on the
+/// compiled BioMatch's inputs: the same ANDs and result, recorded as it runs.
+template <std::size_t N>
+app streamed_biomatch(const std::string& name) {
+    app a = bench::make_app(name, apps::biomatch_circuit<N>());
+    const std::vector<std::uint64_t> db_words = words_of(a.alice[0]), sample_words = words_of(a.bob[0]);
+    std::vector<std::array<std::uint64_t, 4>> db(N);
+    for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t k = 0; k < 4; ++k) db[i][k] = db_words[4 * i + k];
+    std::array<std::uint64_t, 4> sample{};
+    for (std::size_t k = 0; k < 4; ++k) sample[k] = sample_words[k];
+    const std::uint64_t want = words_of(a.expected[0])[0];
+    a.streamed = [db, sample, want](session& s, bool alice) {
+        auto fn = apps::biomatch_stream<128>(N);
+        const std::uint64_t got = alice ? s.run(fn, db) : s.run(fn, sample);
+        return got == want;
+    };
+    return a;
 }
 
 // ---- relay: a user-space delay line -------------------------------------------------
@@ -347,6 +383,13 @@ int main(int argc, char** argv) {
                 c.host = value();
             } else if (a == "--port") {
                 c.port = static_cast<std::uint16_t>(std::stoi(value()));
+            } else if (a == "--only") {
+                const std::string list = value();
+                for (std::size_t b = 0, e; b <= list.size(); b = e + 1) {
+                    e = std::min(list.find(',', b), list.size());
+                    c.only.push_back(list.substr(b, e - b));
+                }
+                passthrough.insert(passthrough.end(), {"--only", list});
             } else if (a == "--pin") {
                 c.pin = std::stoi(value());
             } else if (a == "--bob-port") {  // internal: the compute case's bob process
@@ -375,7 +418,10 @@ int main(int argc, char** argv) {
                          "[--party alice|bob --host H --port P] [--pin CORE]");
     const std::string role = c.is_child || c.party == "bob" ? "bob" : "alice";
     try {
-        const std::vector<app> apps = make_apps(c.opt.quick);
+        std::vector<app> apps = make_apps(c.opt.quick);
+        apps.push_back(c.opt.quick ? streamed_biomatch<128>("biomatch-s") : streamed_biomatch<512>("biomatch-s"));
+        if (!c.only.empty())
+            std::erase_if(apps, [&](const app& a) { return std::find(c.only.begin(), c.only.end(), a.name) == c.only.end(); });
         std::map<std::pair<std::string, garbling_hash>, costs> measured;
         const auto ceiling = [&](const app& a, garbling_hash h) {
             const auto key = std::make_pair(a.name, h);

@@ -73,6 +73,31 @@ auto biomatch_circuit() {
                            tandem::input<party::bob, std::array<u64, D>>);
 }
 
+/// BioMatch as a streamed function (tandem::stream): the database is a
+/// sequence of n entries read in blocks of B, each block's distances one
+/// parallel_for and its minimum a reduce, folded into the running minimum.
+/// The same ANDs as biomatch<n, D> when n is a multiple of B (n distances,
+/// n - 1 minima), in bounded memory whatever n is; with IPP each block's
+/// region is split between the parties (docs/DESIGN.md §7.8).
+template <std::size_t B = 128, std::size_t D = 4>
+auto biomatch_stream(std::size_t n) {
+    auto fn = tandem::stream(
+        [](const tandem::sequence<std::array<u64, D>>& db, const std::array<u64, D>& sample) {
+            u64 best = 0;
+            for (std::size_t base = 0; base < db.size(); base += B) {
+                std::array<std::array<u64, D>, B> block;
+                for (std::size_t i = 0; i < B; ++i) block[i] = db[base + i];
+                const auto dist = tandem::parallel_for<B>([&](std::size_t i) { return squared_distance(block[i], sample); });
+                const u64 m = tandem::reduce(dist, [](const u64& a, const u64& b) { return min_u64(a, b); });
+                best = base == 0 ? m : min_u64(m, best);
+            }
+            return best;
+        },
+        tandem::sequence_input<party::alice, std::array<u64, D>>(n), tandem::input<party::bob, std::array<u64, D>>);
+    fn.segment_ands = std::uint64_t{1} << 21;  // a block's region (~1.9 M ANDs for B = 128) in one segment
+    return fn;
+}
+
 template <std::size_t N = 512, std::size_t D = 4>
 auto biomatch_sequential_circuit() {
     return tandem::compile(

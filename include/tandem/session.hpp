@@ -321,9 +321,6 @@ public:
     template <class F, class... Ins, class... Args>
     std::optional<typename streamed_function<F, Ins...>::output_type> run(reveal who, streamed_function<F, Ins...>& fn,
                                                                           const Args&... mine) {
-        if (s_->ipp)
-            throw usage_error("session::run: streamed functions do not run with inter-party parallelization yet (a "
-                              "segment is too small to split between the parties); open the session without ipp");
         const detail::stream_inputs feeds = fn.feeds_for(me(), mine...);  // before anything is sent
         guard_broken();
         try {
@@ -331,7 +328,8 @@ public:
             const auto t0 = net::clock::now();
             const auto bytes = [&](bool sent) {
                 std::uint64_t n = 0;
-                for (const net::channel* l : s.links) n += sent ? l->bytes_sent() : l->bytes_received();
+                for (const auto* links : {&s.links, &s.bob_links})
+                    for (const net::channel* l : *links) n += sent ? l->bytes_sent() : l->bytes_received();
                 return n;
             };
             const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
@@ -344,12 +342,14 @@ public:
             header.check(detail::stream_run_header::receive(*s.ch));
             std::optional<typename streamed_function<F, Ins...>::output_type> out;
             std::uint64_t and_gates = 0;
+            run_stats transfers;
             double ot_seconds = 0;
             with_engine([&](auto& e) {
                 detail::stream_runner r(e, s.progress, fn.expected_ands);
                 if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
                     detail::pipelined_runner p(r, [&s] {
-                        for (net::channel* l : s.links) l->interrupt();
+                        for (const auto* links : {&s.links, &s.bob_links})
+                            for (net::channel* l : *links) l->interrupt();
                     });
                     out = fn.run(p, feeds, who);
                 } else {
@@ -357,10 +357,16 @@ public:
                 }
                 and_gates = r.and_gates;
                 ot_seconds = e.ot_seconds;
+                transfers.transferred_bits = e.transferred_bits;
+                transfers.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
+                transfers.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
             });
             ++s.runs;
             s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
                                std::chrono::duration<double>(net::clock::now() - t0).count(), ot_seconds};
+            s.last.transferred_bits = transfers.transferred_bits;
+            s.last.transfer_ots = transfers.transfer_ots;
+            s.last.transfer_seconds = transfers.transfer_seconds;
             return out;
         } catch (const std::exception& e) {
             fail(e);

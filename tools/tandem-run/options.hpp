@@ -288,8 +288,8 @@ inline options parse(int argc, char** argv) {
         if (o.me == tandem::party::bob && o.port == std::uint16_t{0})
             throw bad_argument("bob needs alice's --port (0 means 'any free port' only for alice)");
         if (o.stream && o.session.ipp)
-            throw bad_argument("--stream and --ipp do not go together yet (a segment is too small to split between "
-                               "the parties); drop one");
+            throw bad_argument("--stream and --ipp do not go together: IPP splits parallel regions between the "
+                               "parties, and a Bristol file read gate by gate has none; drop one");
     }
     return o;
 }

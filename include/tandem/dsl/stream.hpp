@@ -237,15 +237,19 @@ struct stream_arg<sequence_input_t<P, T>> {
     }
 };
 
-/// Whether Arg can supply input In (see make_feed).
+/// Whether Arg can supply input In (see make_feed): a sequence's container
+/// or generator must give values of its element's plain type (a container of
+/// another type, say a party's single array passed where the party's
+/// sequence would go, is refused here rather than failing to compile).
 template <class In, class Arg>
 concept feed_fits =
     (!stream_arg<In>::is_sequence && std::is_convertible_v<const Arg&, plain_type_t<typename In::type>>) ||
     (stream_arg<In>::is_sequence &&
-     (std::is_invocable_v<const Arg&, std::uint64_t> || requires(const Arg& a) {
-         a.size();
-         a[std::size_t{0}];
-     }));
+     (std::is_invocable_r_v<plain_type_t<typename In::type>, const Arg&, std::uint64_t> ||
+      requires(const Arg& a) {
+          a.size();
+          { a[std::size_t{0}] } -> std::convertible_to<plain_type_t<typename In::type>>;
+      }));
 
 /// The plain value(s) a party passes for one input: a plain value for a
 /// single input; for a sequence a container (size() and operator[]) or a

@@ -74,9 +74,13 @@ struct ipp_plan {
 };
 
 /// The IPP plan for running c with `workers` workers per world and party.
+/// Its input bits sit in slots first_input .. first_input + input_bits - 1
+/// of Alice's world: 0 for a compiled circuit, 1 for a streamed run's
+/// segment (slot 0 is its constant, then the wires carried in and the new
+/// inputs: stream_segment in circuit/builder.hpp).
 inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
                               std::uint64_t ipp_min_ands = default_ipp_min_ands,
-                              std::uint32_t fgp_min_ands = default_fgp_min_ands) {
+                              std::uint32_t fgp_min_ands = default_fgp_min_ands, std::uint32_t first_input = 0) {
     const circuit_data& c = circ.data();
     const std::size_t n_steps = c.steps.size();
     ipp_plan ip;
@@ -95,7 +99,7 @@ inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
 
     // Which worlds hold the current value of each slot: bit 0 Alice's, bit 1 Bob's.
     std::vector<std::uint8_t> held(c.slot_count, 0);
-    for (std::uint32_t s = 0; s < c.input_bits; ++s) held[s] = 1;
+    for (std::uint32_t s = first_input; s < first_input + c.input_bits; ++s) held[s] = 1;
     const auto need = [&](std::uint32_t slot, world w, std::size_t k) {
         const auto bit = static_cast<std::uint8_t>(1u << index(w));
         if (held[slot] & bit) return;

@@ -154,7 +154,8 @@ public:
     std::uint64_t next_and() const noexcept { return next_and_; }
 
     double ot_seconds = 0;  ///< this run's time in OT extension so far
-    /// This run's IPP transfers, per world (zero without IPP).
+    /// This run's IPP transfers, per world (zero without IPP), summed over a
+    /// streamed run's segments.
     std::array<double, 2> transfer_seconds{};
     std::array<std::uint64_t, 2> transfer_ots{};
     std::uint64_t transferred_bits = 0;
@@ -224,7 +225,7 @@ public:
     /// live in (Alice's).
     void run(const circuit<>& c, gc::detail::label_array& labels) {
         plan_for_run(c);
-        if (p_.ipp) return run_ipp(c, labels);
+        if (p_.ipp) return run_ipp(c, *ipp_plan_, labels);
         const exec::plan& p = plan_;
         if (!p.one_worker && !pool_) pool_.emplace(p_.threads);  // made once; its threads idle between runs
         run_cores(c.data(), p, labels);
@@ -233,8 +234,17 @@ public:
 
     /// Garbles or evaluates one segment of a streamed run on `labels`: on
     /// one core bound to the main link, or planned over the session's workers
-    /// when it has regions or wide levels worth splitting.
+    /// when it has regions or wide levels worth splitting; with IPP, both
+    /// worlds at once when it has a region of at least ipp_min_ands ANDs to
+    /// cut (the worlds are planned segment by segment: the carried wires
+    /// and inputs enter, and the carried and opened wires leave, in Alice's
+    /// world).
     void run_segment(const circuit<>& c, gc::detail::label_array& labels, std::uint64_t and_gates) {
+        if (p_.ipp) {  // worlds planned per segment; one without a region to cut runs as without IPP
+            const exec::ipp_plan ip =
+                exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands, exec::default_fgp_min_ands, 1);
+            if (ip.world_ands[exec::index(exec::world::bob)] > 0) return run_ipp(c, ip, labels);
+        }
         std::optional<exec::plan> p;
         if (p_.links.size() > 1) {
             p = exec::make_plan(c, static_cast<std::uint32_t>(p_.links.size()));
@@ -353,8 +363,7 @@ private:
     /// IPP (session/ipp.hpp): this party garbles its world while evaluating
     /// the peer's. The inputs and outputs live in Alice's world: `labels` is
     /// Alice's own world for her, the world Bob evaluates for him.
-    void run_ipp(const circuit<>& circ, gc::detail::label_array& labels) {
-        const exec::ipp_plan& plan = *ipp_plan_;
+    void run_ipp(const circuit<>& circ, const exec::ipp_plan& plan, gc::detail::label_array& labels) {
         const exec::world mine = garbler() ? exec::world::alice : exec::world::bob;
         // Pools are made once; their threads idle between runs.
         if (!plan.worlds[exec::index(mine)].one_worker && !pool_) pool_.emplace(p_.threads);
@@ -374,9 +383,11 @@ private:
         }
         wipe_all(other);
         next_and_ += plan.and_gates;
-        transfer_seconds = r.transfer_seconds;
-        transfer_ots = r.transfer_ots;
-        transferred_bits = plan.transferred_bits;
+        for (std::size_t w = 0; w < 2; ++w) {  // a streamed run's segments add up
+            transfer_seconds[w] += r.transfer_seconds[w];
+            transfer_ots[w] += r.transfer_ots[w];
+        }
+        transferred_bits += plan.transferred_bits;
     }
 
     engine_parts p_;
