@@ -53,6 +53,10 @@ struct wipe_on_exit {
     V& v;
     ~wipe_on_exit() { wipe_all(v); }
 };
+// Aggregate deduction (P1816) arrived only in Clang 17; the sanitizer presets
+// build with Clang 14.
+template <class V>
+wipe_on_exit(V&) -> wipe_on_exit<V>;
 
 /// One compiled run of c, this party's side; `check_header()` reads and
 /// checks the peer's run header. Returns the output bits if this party
