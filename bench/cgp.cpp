@@ -88,7 +88,7 @@ public:
     }
     double once() {
         const auto t0 = clock_type::now();
-        exec::garble<mitccr_hash, folding_sink>(p_, c_, enc_, rng_.next(), std::span<folding_sink* const>(ptrs_), 0,
+        exec::garble<rekeyed_hash, folding_sink>(p_, c_, enc_, rng_.next(), std::span<folding_sink* const>(ptrs_), 0,
                                                 &pool_);
         return since(t0);
     }

@@ -185,7 +185,7 @@ void bounds(const bench::options& opt, double& aes_rate) {
     // The re-keyed hash alone: garbler batches (16 tweaks, 32 blocks) on 128
     // buffers in turn, so consecutive batches are independent, as a wide
     // level's are (one buffer would chain each batch to the one before).
-    const tandem::mitccr_hash h(block(3, 4));
+    const tandem::rekeyed_hash h(block(3, 4));
     std::vector<double> hash_t;
     const std::size_t batches = blocks / 32;
     for (int rep = 0; rep < opt.reps; ++rep)
@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
         double aes_rate = 0;
         bounds(opt, aes_rate);
         for (const workload& w : cases) {
-            const result r = run<tandem::mitccr_hash>(w.c, w.passes, opt.reps);
+            const result r = run<tandem::rekeyed_hash>(w.c, w.passes, opt.reps);
             report(opt, w.name, "mitccr", "garble", r.garble, r.and_gates, aes_rate / 4);
             report(opt, w.name, "mitccr", "evaluate", r.evaluate, r.and_gates, aes_rate / 2);
             const result f = run<tandem::fixed_key_hash>(w.c, w.passes, opt.reps);

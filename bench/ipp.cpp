@@ -108,7 +108,7 @@ costs measure_costs(const app& a, int reps) {
 }
 
 costs measure(const app& a, garbling_hash h, int reps) {
-    return h == garbling_hash::rekeyed ? measure_costs<mitccr_hash>(a, reps) : measure_costs<fixed_key_hash>(a, reps);
+    return h == garbling_hash::rekeyed ? measure_costs<rekeyed_hash>(a, reps) : measure_costs<fixed_key_hash>(a, reps);
 }
 
 // ---- both parties: raw vs IPP over whatever link the session uses ---------------------

@@ -128,7 +128,7 @@ double garble_only_seconds(const circuit<>& c, int reps, garbling_hash hash) {
     for (int r = 0; r < std::max(reps, 1); ++r) {
         folding_sink sink;
         const auto t0 = clock_type::now();
-        if (hash == garbling_hash::rekeyed) gc::garble<mitccr_hash>(c, rng, sink);
+        if (hash == garbling_hash::rekeyed) gc::garble<rekeyed_hash>(c, rng, sink);
         else gc::garble<fixed_key_hash>(c, rng, sink);
         t.push_back(since(t0));
         sink_checksum = sink_checksum ^ sink.sum.low();

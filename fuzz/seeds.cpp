@@ -228,14 +228,14 @@ void run_header_seeds(seed_writer& out) {
 void tables_seeds(seed_writer& out) {
     const circuit<>& c = fuzz::tables_circuit();
     const auto seed = [&]<class Hash>(std::uint8_t config, std::uint16_t a, std::uint16_t b) {
-        const std::uint64_t first_gate = (config & 4) != 0 ? ~std::uint64_t{0} - 40 : 0;
+        const std::uint64_t first_and = (config & 4) != 0 ? ~std::uint64_t{0} - 40 : 0;
         prg rng(block(0x7ab1e5, config));
         gc::table_buffer tables;
         const gc::garbling g = [&] {
             gc::encoding enc{rng.next() | block(0, 1), std::vector<block>(c.data().input_bits)};
             rng.fill(enc.zero_labels.data(), enc.zero_labels.size());
             const block start = rng.next();
-            gc::garbled_outputs o = gc::garble<Hash>(c, enc, start, tables, first_gate);
+            gc::garbled_outputs o = gc::garble<Hash>(c, enc, start, tables, first_and);
             return gc::garbling{std::move(o), std::move(enc), start};
         }();
         bytes in{config};
@@ -250,11 +250,11 @@ void tables_seeds(seed_writer& out) {
         for (const block& t : tables.tables()) put(t);
         return in;
     };
-    out.write("tables", "rekeyed-memory", seed.operator()<mitccr_hash>(0, 12345, 678));
+    out.write("tables", "rekeyed-memory", seed.operator()<rekeyed_hash>(0, 12345, 678));
     out.write("tables", "fixed-key-memory", seed.operator()<fixed_key_hash>(1, 65535, 65535));
-    out.write("tables", "rekeyed-channel", seed.operator()<mitccr_hash>(2, 1, 0));
-    out.write("tables", "rekeyed-memory-wrapping-tweaks", seed.operator()<mitccr_hash>(4, 300, 301));
-    out.write("tables", "rekeyed-memory-aesni", seed.operator()<mitccr_hash>(8, 4321, 8765));
+    out.write("tables", "rekeyed-channel", seed.operator()<rekeyed_hash>(2, 1, 0));
+    out.write("tables", "rekeyed-memory-wrapping-tweaks", seed.operator()<rekeyed_hash>(4, 300, 301));
+    out.write("tables", "rekeyed-memory-aesni", seed.operator()<rekeyed_hash>(8, 4321, 8765));
 }
 
 /// The bytes an honest peer writes to the OT harness's party for cfg.

@@ -18,17 +18,17 @@ using namespace tandem;
 namespace {
 
 template <class Hash>
-void evaluate(const circuit<>& c, bool streamed, std::uint64_t first_gate, block hash_start,
+void evaluate(const circuit<>& c, bool streamed, std::uint64_t first_and, block hash_start,
               const std::vector<block>& labels, std::span<const std::uint8_t> tables) {
     if (streamed) {
         fuzz::fuzz_channel ch("fuzz tables", tables);
         gc::channel_source source(ch, 2 * c.stats().and_gates);
-        (void)gc::evaluate<Hash>(c, hash_start, source, labels, first_gate);
+        (void)gc::evaluate<Hash>(c, hash_start, source, labels, first_and);
     } else {
         std::vector<block> blocks(tables.size() / sizeof(block));  // exactly as many as there are
         if (!blocks.empty()) std::memcpy(static_cast<void*>(blocks.data()), tables.data(), blocks.size() * sizeof(block));
         gc::table_reader source(blocks);
-        (void)gc::evaluate<Hash>(c, hash_start, source, labels, first_gate);
+        (void)gc::evaluate<Hash>(c, hash_start, source, labels, first_and);
     }
 }
 
@@ -48,12 +48,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<block> labels(c.data().input_bits);
     for (block& l : labels) l = block_of();
     const bool streamed = (config & 2) != 0;
-    const std::uint64_t first_gate = (config & 4) != 0 ? ~std::uint64_t{0} - 40 : 0;
+    const std::uint64_t first_and = (config & 4) != 0 ? ~std::uint64_t{0} - 40 : 0;
     const auto tables = r.rest();
     use_aes_isa((config & 8) == 0 ? tandem::detail::widest_aes_isa() : aes_isa::aesni);
     fuzz::allow_tandem_errors([&] {
-        if ((config & 1) != 0) evaluate<fixed_key_hash>(c, streamed, first_gate, hash_start, labels, tables);
-        else evaluate<mitccr_hash>(c, streamed, first_gate, hash_start, labels, tables);
+        if ((config & 1) != 0) evaluate<fixed_key_hash>(c, streamed, first_and, hash_start, labels, tables);
+        else evaluate<rekeyed_hash>(c, streamed, first_and, hash_start, labels, tables);
     });
     return 0;
 }

@@ -1,5 +1,5 @@
 // session::run_batch: one circuit over many input sets in one run. The
-// batched circuit (session/batch.hpp) validates and computes each set's
+// batched circuit (circuit/batch.hpp) validates and computes each set's
 // outputs in order; two sessions over the in-memory pair get plaintext's
 // results for every set (typed and untyped; 1 and 2 threads, with and
 // without IPP, both hashes, every reveal); runs and batches mix in one
@@ -9,7 +9,7 @@
 
 #include <tandem/circuit/validate.hpp>
 #include <tandem/lib/aes.hpp>
-#include <tandem/session/batch.hpp>
+#include <tandem/circuit/batch.hpp>
 
 #include <array>
 #include <cstdint>

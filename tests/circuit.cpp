@@ -54,6 +54,32 @@ void check_levelled(const circuit<>& c) {
 
 }  // namespace
 
+TEST_CASE("circuit.gate_kinds_have_one_list") {
+    // The X-macro's columns, as every pass sees them.
+    CHECK(to_string(gate_kind::and_gate) == "AND");
+    CHECK(to_string(gate_kind::xor_gate) == "XOR");
+    CHECK(to_string(gate_kind::not_gate) == "INV");
+    CHECK(input_count(gate_kind::and_gate) == 2);
+    CHECK(input_count(gate_kind::xor_gate) == 2);
+    CHECK(input_count(gate_kind::not_gate) == 1);
+    CHECK_FALSE(is_free(gate_kind::and_gate));
+    CHECK(is_free(gate_kind::xor_gate));
+    CHECK(is_free(gate_kind::not_gate));
+    // A kind outside the list (a corrupted byte) is neither free nor named.
+    CHECK_FALSE(is_free(static_cast<gate_kind>(7)));
+    CHECK(to_string(static_cast<gate_kind>(7)) == "?");
+    // Free gates in plaintext (one = all ones) and on labels (one = Δ for the
+    // garbler, nothing for the evaluator): the evaluator's label of NOT x is
+    // x's, the garbler's zero label of NOT x is x's zero label ⊕ Δ.
+    const std::uint64_t a = 0b1100, b = 0b1010;
+    CHECK(free_gate_value(gate_kind::xor_gate, a, b, ~std::uint64_t{0}) == 0b0110);
+    CHECK(free_gate_value(gate_kind::not_gate, a, a, ~std::uint64_t{0}) == ~a);
+    const block x(5, 6), y(7, 9), delta(3, 1);
+    CHECK(free_gate_value(gate_kind::xor_gate, x, y, delta) == (x ^ y));
+    CHECK(free_gate_value(gate_kind::not_gate, x, x, delta) == (x ^ delta));
+    CHECK(free_gate_value(gate_kind::not_gate, x, x, block()) == x);
+}
+
 TEST_CASE("circuit.levelled_layout") {
     using I = secure_int<32>;
     const auto c = compile(

@@ -152,13 +152,13 @@ std::uint64_t ands(F f) {
 std::vector<bool> garbled_run(const circuit<>& c, const std::vector<std::vector<bool>>& inputs, std::uint64_t seed) {
     prg rng(block(seed, 77));
     gc::table_buffer tables;
-    const gc::garbling g = gc::garble<mitccr_hash>(c, rng, tables);
+    const gc::garbling g = gc::garble<rekeyed_hash>(c, rng, tables);
     std::vector<block> active;
     for (std::size_t v = 0; v < inputs.size(); ++v)
         for (std::size_t k = 0; k < inputs[v].size(); ++k)
             active.push_back(g.input.label(c.data().inputs[v].first_bit + k, inputs[v][k]));
     gc::table_reader reader(tables.tables());
-    const std::vector<block> out = gc::evaluate<mitccr_hash>(c, g.hash_start, reader, active);
+    const std::vector<block> out = gc::evaluate<rekeyed_hash>(c, g.hash_start, reader, active);
     CHECK(reader.remaining() == 0);
     return gc::decode(out, g.output);
 }

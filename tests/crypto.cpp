@@ -131,7 +131,7 @@ TEST_CASE("crypto.prg") {
 TEST_CASE("crypto.hash.batched_equals_scalar") {
     for_each_isa([](aes_isa) {
         prg rng(block(7, 7));
-        const mitccr_hash h(rng.next());
+        const rekeyed_hash h(rng.next());
         constexpr std::size_t N = 32;
         block x[2 * N], y[2 * N];
         rng.fill(x, 2 * N);
@@ -249,8 +249,8 @@ TEST_CASE("crypto.hash.key_cache_for_chains") {
     // results must not change, including across refills and after jumps.
     for_each_isa([](aes_isa) {
         prg rng(block(9, 9));
-        const mitccr_hash cached(rng.next());
-        const mitccr_hash reference(cached.start());
+        const rekeyed_hash cached(rng.next());
+        const rekeyed_hash reference(cached.start());
         std::uint64_t tweak = 0;
         for (int call = 0; call < 200; ++call) {
             if (call == 50) tweak += 1000;  // a jump: back to the direct path, then a new chain

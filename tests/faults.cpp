@@ -1,6 +1,7 @@
 // Fault matrix (issue 13, item 6): {kill, freeze, close, flip one byte,
 // truncate} x {handshake, base OT, OT extension, tables, IPP transfer,
-// outputs, streamed segment} x {alice, bob} x {1, 2 threads}. Both parties
+// outputs, streamed segment, IPP in a streamed segment} x {alice, bob} x
+// {1, 2 threads}. Both parties
 // run in this process over in-memory links; one link end of one party is
 // wrapped in a fault_channel that acts once a byte offset of that end's
 // sending (or receiving) stream is reached. Every case must end on both sides
@@ -38,6 +39,11 @@
 //   streamed seg.  Alice's main-link bytes written are sampled after every
 //                  segment (progress callback); the offset is the middle of
 //                  a middle segment's bytes (Bob: his receiving stream).
+//   IPP in a streamed segment  (a streamed BioMatch whose blocks' regions
+//                  are split between the worlds) the middle of what Bob sends
+//                  on his world's link 0 in the first run — his tables and
+//                  the transfers back, which only IPP sends; Alice's case
+//                  faults her receiving stream of that link at the same byte.
 // Each party runs its program twice, so a party whose own run could finish
 // before the peer noticed (its last bytes truncated) meets the failure in
 // the second run.
@@ -232,10 +238,19 @@ auto small_circuit() {
                    input<party::bob, u32>);
 }
 
-enum class kind { compiled, ipp, streamed };
-const char* name_of(kind k) { return k == kind::compiled ? "compiled" : k == kind::ipp ? "ipp" : "streamed"; }
+enum class kind { compiled, ipp, streamed, streamed_ipp };
+const char* name_of(kind k) {
+    switch (k) {
+    case kind::compiled: return "compiled";
+    case kind::ipp: return "ipp";
+    case kind::streamed: return "streamed";
+    case kind::streamed_ipp: return "streamed with IPP";
+    }
+    return "?";
+}
+bool uses_ipp(kind k) { return k == kind::ipp || k == kind::streamed_ipp; }
 
-enum class phase { handshake, base_ot, ot_extension, tables, ipp_transfer, outputs, segment };
+enum class phase { handshake, base_ot, ot_extension, tables, ipp_transfer, outputs, segment, ipp_segment };
 const char* name_of(phase p) {
     switch (p) {
     case phase::handshake: return "handshake";
@@ -245,11 +260,17 @@ const char* name_of(phase p) {
     case phase::ipp_transfer: return "IPP transfer";
     case phase::outputs: return "outputs";
     case phase::segment: return "streamed segment";
+    case phase::ipp_segment: return "IPP in a streamed segment";
     }
     return "?";
 }
 kind kind_of(phase p) {
-    return p == phase::ipp_transfer ? kind::ipp : p == phase::segment ? kind::streamed : kind::compiled;
+    switch (p) {
+    case phase::ipp_transfer: return kind::ipp;
+    case phase::segment: return kind::streamed;
+    case phase::ipp_segment: return kind::streamed_ipp;
+    default: return kind::compiled;
+    }
 }
 
 constexpr std::uint32_t stream_n = 300;
@@ -266,11 +287,30 @@ struct programs {
         std::mt19937_64 rng(1306);
         for (std::uint32_t i = 0; i < stream_n; ++i) sa.push_back(static_cast<std::uint32_t>(rng() % (1u << 20)));
         for (std::uint32_t i = 0; i < stream_n; ++i) sb.push_back(static_cast<std::uint32_t>(rng() % (1u << 20)));
+        bio_db.resize(bio_n);
+        for (auto& e : bio_db)
+            for (auto& x : e) x = rng() % 4096;
+        for (auto& x : bio_sample) x = rng() % 4096;
     }
     auto stream_fn() const {
         auto fn = apps::minimum_stream<20>(stream_n, stream_n);
         fn.segment_ands = 3000;
         return fn;
+    }
+    // Streamed BioMatch: 4 blocks of 4 samples, each block's region (~64 k
+    // ANDs) in a segment of its own and split between the worlds.
+    static constexpr std::size_t bio_n = 16;
+    std::vector<std::array<std::uint64_t, 4>> bio_db;
+    std::array<std::uint64_t, 4> bio_sample{};
+    auto bio_fn() const {
+        auto fn = apps::biomatch_stream<4>(bio_n);
+        fn.segment_ands = std::uint64_t{1} << 15;
+        return fn;
+    }
+    std::uint64_t bio_expected() const {
+        std::array<std::array<std::uint64_t, 4>, bio_n> db;
+        std::copy(bio_db.begin(), bio_db.end(), db.begin());
+        return apps::biomatch_plain<bio_n, 4>(db, bio_sample);
     }
     std::pair<std::uint32_t, std::uint32_t> stream_expected() const {
         std::vector<std::uint32_t> both(sa);
@@ -287,11 +327,11 @@ const programs& progs() {
 session_options options_for(kind k, std::uint32_t threads) {
     session_options o = with_threads(threads);
     o.timeout = fault_timeout;
-    if (k == kind::ipp) o.ipp = true, o.ipp_min_ands = 1;
+    if (uses_ipp(k)) o.ipp = true, o.ipp_min_ands = 1;
     return o;
 }
 
-std::size_t extra_links(kind k, std::uint32_t threads) { return threads - 1 + (k == kind::ipp ? threads : 0); }
+std::size_t extra_links(kind k, std::uint32_t threads) { return threads - 1 + (uses_ipp(k) ? threads : 0); }
 
 /// One party's program: two runs of the kind, each result compared with plaintext.
 /// Returns false on a wrong answer.
@@ -306,6 +346,10 @@ std::function<void(session&)> body(kind k, party me, std::atomic<bool>& wrong,
             } else if (k == kind::ipp) {
                 const auto got = me == party::alice ? s.run(P.mvmul, P.mv_in.matrix) : s.run(P.mvmul, P.mv_in.vector);
                 if (got != apps::mvmul_plain<2, 2>(P.mv_in.matrix, P.mv_in.vector)) wrong = true;
+            } else if (k == kind::streamed_ipp) {
+                auto fn = P.bio_fn();
+                const std::uint64_t got = me == party::alice ? s.run(fn, P.bio_db) : s.run(fn, P.bio_sample);
+                if (got != P.bio_expected()) wrong = true;
             } else {
                 auto fn = P.stream_fn();
                 const auto [value, index] = me == party::alice ? s.run(fn, P.sa) : s.run(fn, P.sb);
@@ -340,7 +384,7 @@ calibration calibrate(kind k, std::uint32_t threads) {
          log_bw = std::make_shared<fault_log>();
     w.main_a = std::make_unique<fault_channel>(std::move(w.main_a), fault::none, direction::send, 0, log_a);
     w.main_b = std::make_unique<fault_channel>(std::move(w.main_b), fault::none, direction::send, 0, log_b);
-    if (k == kind::ipp)
+    if (uses_ipp(k))
         w.links_b[threads - 1] =
             std::make_unique<fault_channel>(std::move(w.links_b[threads - 1]), fault::none, direction::send, 0, log_bw);
     session_options oa = options_for(k, threads), ob = oa;
@@ -427,6 +471,12 @@ target locate(phase ph, party who, std::uint32_t threads, const calibration& cal
         REQUIRE(to > from + 64);
         return {who, 0, alice ? direction::send : direction::recv, from + (to - from) / 2};
     }
+    case phase::ipp_segment: {
+        const std::uint64_t intro = 8 + 8 + 4;
+        INFO("bob's world link 0: " << cal.bob_world0 << " bytes");
+        REQUIRE(cal.bob_world0 >= intro + 4096);  // tables of Bob's half of a region, at least
+        return {who, threads, alice ? direction::recv : direction::send, intro + (cal.bob_world0 - intro) / 2};
+    }
     }
     FAIL("unknown phase");
     return {};
@@ -455,13 +505,13 @@ bool settles(std::size_t threads, std::size_t fds) {
 
 TEST_CASE("faults.matrix") {
     const std::array<fault, 5> faults{fault::kill, fault::freeze, fault::close, fault::flip, fault::truncate};
-    const std::array<phase, 7> phases{phase::handshake,    phase::base_ot, phase::ot_extension, phase::tables,
-                                      phase::ipp_transfer, phase::outputs, phase::segment};
+    const std::array<phase, 8> phases{phase::handshake,    phase::base_ot, phase::ot_extension, phase::tables,
+                                      phase::ipp_transfer, phase::outputs, phase::segment, phase::ipp_segment};
     (void)progs();
     std::size_t cases = 0, flips_correct = 0;
     for (const std::uint32_t threads : {1u, 2u}) {
-        std::array<std::optional<calibration>, 3> cal;
-        for (const kind k : {kind::compiled, kind::ipp, kind::streamed}) {
+        std::array<std::optional<calibration>, 4> cal;
+        for (const kind k : {kind::compiled, kind::ipp, kind::streamed, kind::streamed_ipp}) {
             INFO("calibrating " << name_of(k) << ", threads " << threads);
             cal[static_cast<int>(k)] = calibrate(k, threads);
         }

@@ -157,7 +157,7 @@ void check_garbled_two_workers(const circuit<>& c, std::uint64_t seed) {
     std::vector<gc::table_buffer*> sinks;
     for (auto& b : buffers) sinks.push_back(&b);
     const gc::garbled_outputs out =
-        exec::garble<mitccr_hash>(p, c, enc, hash_start, std::span<gc::table_buffer* const>(sinks));
+        exec::garble<rekeyed_hash>(p, c, enc, hash_start, std::span<gc::table_buffer* const>(sinks));
     std::vector<gc::table_reader> readers;
     for (auto& b : buffers) readers.emplace_back(b.tables());
     std::vector<gc::table_reader*> sources;
@@ -167,7 +167,7 @@ void check_garbled_two_workers(const circuit<>& c, std::uint64_t seed) {
         for (std::size_t k = 0; k < in[v].size(); ++k)
             active.push_back(enc.label(c.data().inputs[v].first_bit + k, in[v][k]));
     const std::vector<block> labels =
-        exec::evaluate<mitccr_hash>(p, c, hash_start, std::span<gc::table_reader* const>(sources), active);
+        exec::evaluate<rekeyed_hash>(p, c, hash_start, std::span<gc::table_reader* const>(sources), active);
     INFO("seed " << seed);
     CHECK(gc::decode(labels, out.output) == expected);
 }

@@ -15,7 +15,7 @@ using namespace tandem;
 namespace {
 
 /// Garbles c with `seed`, evaluates it on `inputs` (bits per input value) and decodes.
-template <class Hash = mitccr_hash>
+template <class Hash = rekeyed_hash>
 std::vector<bool> garbled_run(const circuit<>& c, const std::vector<std::vector<bool>>& inputs, std::uint64_t seed,
                               std::size_t* table_bytes = nullptr) {
     prg rng(block(seed, 99));
@@ -145,9 +145,9 @@ TEST_CASE("garble.isa_kernels_agree") {
     const circuit<> ops = compile(laws::all_ops<32, false>, input<party::alice, U>, input<party::bob, U>);
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     for (std::uint64_t seed : {1u, 2u}) {
-        check_kernels_agree<mitccr_hash>(ops, seed);
+        check_kernels_agree<rekeyed_hash>(ops, seed);
         check_kernels_agree<fixed_key_hash>(ops, seed + 10);
-        check_kernels_agree<mitccr_hash>(aes, seed + 20);
+        check_kernels_agree<rekeyed_hash>(aes, seed + 20);
         check_kernels_agree<fixed_key_hash>(aes, seed + 30);
     }
 }

@@ -105,12 +105,12 @@ std::vector<bool> exec_run(const circuit<>& c, const bits_t& in, std::uint64_t s
     std::vector<gc::table_buffer*> sinks;
     for (auto& b : buffers) sinks.push_back(&b);
     const gc::garbled_outputs g =
-        exec::garble<mitccr_hash>(p, c, g0.enc, g0.hash_start, std::span<gc::table_buffer* const>(sinks));
+        exec::garble<rekeyed_hash>(p, c, g0.enc, g0.hash_start, std::span<gc::table_buffer* const>(sinks));
     std::vector<gc::table_reader> readers;
     for (auto& b : buffers) readers.emplace_back(b.tables());
     std::vector<gc::table_reader*> sources;
     for (auto& r : readers) sources.push_back(&r);
-    const std::vector<block> out = exec::evaluate<mitccr_hash>(p, c, g0.hash_start,
+    const std::vector<block> out = exec::evaluate<rekeyed_hash>(p, c, g0.hash_start,
                                                                std::span<gc::table_reader* const>(sources),
                                                                active_labels(c, g0.enc, in));
     for (const auto& r : readers) CHECK(r.remaining() == 0);
@@ -158,8 +158,8 @@ void check_garbled_equals_plain(const circuit<>& c, std::uint64_t seed) {
 // ---- a scalar model of the documented tweak order ---------------------------------
 
 /// Half-gates garbling of one AND (gc/half_gates.hpp's formulas), one gate
-/// at a time with mitccr_hash's any-n path: appends (TG, TE), returns C0.
-block model_and(const mitccr_hash& h, block delta, block a0, block b0, std::uint64_t tweak_index,
+/// at a time with rekeyed_hash's any-n path: appends (TG, TE), returns C0.
+block model_and(const rekeyed_hash& h, block delta, block a0, block b0, std::uint64_t tweak_index,
                 std::vector<block>& tables) {
     block x[4] = {a0, b0, a0 ^ delta, b0 ^ delta};
     h.hash(2 * tweak_index, 2, 2, x);
@@ -172,7 +172,7 @@ block model_and(const mitccr_hash& h, block delta, block a0, block b0, std::uint
 }
 
 struct model {
-    const mitccr_hash& h;
+    const rekeyed_hash& h;
     block delta;
     std::vector<block> tables;
     std::set<std::uint64_t> tweaks;
@@ -223,7 +223,7 @@ struct model {
 /// The model's tables for c with one worker: regions in groups of
 /// lockstep_width consecutive instances of one body.
 std::vector<block> model_tables(const circuit<>& c, const garbled& g, std::uint64_t& ands) {
-    const mitccr_hash h(g.hash_start);
+    const rekeyed_hash h(g.hash_start);
     model m{h, g.enc.delta, {}, {}};
     const circuit_data& d = c.data();
     std::vector<block> l(d.slot_count);

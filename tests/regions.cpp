@@ -277,7 +277,7 @@ exec_result exec_run(const circuit<>& c, const bits_t& in, std::uint64_t seed, s
     std::vector<gc::table_buffer*> sinks;
     for (auto& b : buffers) sinks.push_back(&b);
     const gc::garbled_outputs g =
-        exec::garble<mitccr_hash>(p, c, enc, hash_start, std::span<gc::table_buffer* const>(sinks));
+        exec::garble<rekeyed_hash>(p, c, enc, hash_start, std::span<gc::table_buffer* const>(sinks));
     CHECK(g.and_gates == c.stats().and_gates);
     exec_result r;
     std::vector<gc::table_reader> readers;
@@ -294,7 +294,7 @@ exec_result exec_run(const circuit<>& c, const bits_t& in, std::uint64_t seed, s
         for (std::size_t k = 0; k < in[v].size(); ++k)
             active.push_back(enc.label(c.data().inputs[v].first_bit + k, in[v][k]));
     const std::vector<block> out =
-        exec::evaluate<mitccr_hash>(p, c, hash_start, std::span<gc::table_reader* const>(sources), active);
+        exec::evaluate<rekeyed_hash>(p, c, hash_start, std::span<gc::table_reader* const>(sources), active);
     for (const auto& rd : readers) CHECK(rd.remaining() == 0);
     r.bits = gc::decode(out, g.output);
     return r;

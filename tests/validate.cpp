@@ -462,8 +462,8 @@ TEST_CASE("validate.plan_must_fit_its_circuit") {
     std::vector<gc::table_buffer*> sinks{&buffers[0], &buffers[1]};
     const std::span<gc::table_buffer* const> out(sinks);
     const exec::plan p = exec::make_plan(with_region, 2, 1);
-    CHECK_NOTHROW(exec::garble<mitccr_hash>(p, with_region, enc, block(), out));
-    CHECK_THROWS_WITH_AS(exec::garble<mitccr_hash>(p, flat_c, enc, block(), out),
+    CHECK_NOTHROW(exec::garble<rekeyed_hash>(p, with_region, enc, block(), out));
+    CHECK_THROWS_WITH_AS(exec::garble<rekeyed_hash>(p, flat_c, enc, block(), out),
                          doctest::Contains("the plan does not fit the circuit (the plan has 3 steps, the circuit 1)"),
                          usage_error);
     std::vector<gc::table_reader> readers{gc::table_reader(buffers[0].tables()), gc::table_reader(buffers[1].tables())};
@@ -471,7 +471,7 @@ TEST_CASE("validate.plan_must_fit_its_circuit") {
     std::vector<block> labels(4);
     exec::plan other = exec::make_plan(with_region, 2, 1);
     other.steps[1].instance_first_and.pop_back();
-    CHECK_THROWS_WITH_AS(exec::evaluate<mitccr_hash>(other, with_region, block(),
+    CHECK_THROWS_WITH_AS(exec::evaluate<rekeyed_hash>(other, with_region, block(),
                                                      std::span<gc::table_reader* const>(sources), labels),
                          doctest::Contains("step 1 is a region of 2 instances"), usage_error);
 }

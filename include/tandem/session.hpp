@@ -19,7 +19,7 @@
 //      damage in transit is a protocol_error, never a wrong answer.
 // Tweaks continue across runs (every AND under the session's Δ gets its own),
 // and each run draws a fresh hash start. run_batch() runs one circuit on
-// many input sets as one such run (session/batch.hpp): one header, one OT
+// many input sets as one such run (circuit/batch.hpp): one header, one OT
 // extension for all of Bob's inputs, the sets side by side as one wide circuit.
 //
 // With session_options::threads = W > 1 the session opens W - 1 more
@@ -65,12 +65,14 @@
 #include <tandem/net/tcp.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
-#include <tandem/session/batch.hpp>
+#include <tandem/circuit/batch.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/run_header.hpp>
+#include <tandem/session/setup.hpp>
 #include <tandem/session/stream.hpp>
 #include <tandem/dsl/stream.hpp>
-#include <tandem/session/typed_inputs.hpp>
+#include <tandem/session/pipelined.hpp>
+#include <tandem/dsl/typed_inputs.hpp>
 #include <tandem/session/engine.hpp>
 #include <tandem/session/yao.hpp>
 
@@ -96,7 +98,7 @@ class session {
 public:
     /// Opens one more connection to the peer (a worker link): Alice's accepts,
     /// Bob's connects. Called threads - 1 times while the session is set up.
-    using link_opener = std::function<std::unique_ptr<net::channel>()>;
+    using link_opener = detail::link_opener;
 
     /// Runs the handshake and the OT set-up over an open channel to the peer;
     /// with options.threads > 1, `open_link` provides the worker links.
@@ -109,10 +111,10 @@ public:
                               "or pass a link_opener");
         s_->ch->set_timeout(options.timeout);
         const auto t0 = net::clock::now();
-        handshake();
-        set_up_ot();
-        open_worker_links(open_link, options.timeout);
-        make_engine();
+        s_->handshake();
+        s_->set_up_ot();
+        s_->open_worker_links(open_link, options.timeout);
+        s_->make_engine();
         s_->setup_seconds = std::chrono::duration<double>(net::clock::now() - t0).count();
     }
 
@@ -200,7 +202,7 @@ public:
 
     /// Runs a typed circuit on many input sets in one run: one run header,
     /// one OT extension for all of Bob's input bits, and the sets' runs
-    /// garbled side by side as one wide circuit (session/batch.hpp). Returns
+    /// garbled side by side as one wide circuit (circuit/batch.hpp). Returns
     /// the result of each set, in order. Both parties must pass the same
     /// number of sets (else both get a protocol_error saying so).
     ///
@@ -344,7 +346,7 @@ public:
             std::uint64_t and_gates = 0;
             run_stats transfers;
             double ot_seconds = 0;
-            with_engine([&](auto& e) {
+            s_->with_engine([&](auto& e) {
                 detail::stream_runner r(e, s.progress, fn.expected_ands);
                 if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
                     detail::pipelined_runner p(r, [&s] {
@@ -447,11 +449,11 @@ private:
 
     /// The batched circuit of c for `sets` sets, from the session's cache.
     const circuit<>& batched_circuit(const circuit<>& c, std::uint64_t sets) {
-        std::vector<batched_entry>& cache = s_->batched;
-        for (batched_entry& e : cache)
+        std::vector<detail::batched_entry>& cache = s_->batched;
+        for (detail::batched_entry& e : cache)
             if (&e.of.data() == &c.data() && e.sets == sets) return e.batched;
-        if (cache.size() >= batched_cache_size) cache.erase(cache.begin());  // the oldest
-        cache.push_back(batched_entry{c, sets, detail::make_batched(c, sets)});
+        if (cache.size() >= detail::batched_cache_size) cache.erase(cache.begin());  // the oldest
+        cache.push_back(detail::batched_entry{c, sets, detail::make_batched(c, sets)});
         return cache.back().batched;
     }
 
@@ -481,195 +483,8 @@ private:
         for (net::channel* l : s_->bob_links) l->close();
     }
 
-    struct batched_entry {
-        circuit<> of;
-        std::uint64_t sets;
-        circuit<> batched;
-    };
-    static constexpr std::size_t batched_cache_size = 4;
-
-    struct state {
-        state(party p, std::unique_ptr<net::channel> c, const session_options& o)
-            : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
-              rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
-                                  : os_random_block()),
-              seeded(o.insecure_seed.has_value()), progress(o.progress), pipeline(o.pipeline_streams) {
-            if (!ch) throw usage_error("session: no channel given");
-            if (threads == 0 || threads > 256)
-                throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
-            links.push_back(ch.get());
-        }
-        state(const state&) = delete;
-        state& operator=(const state&) = delete;
-        ~state() { detail::wipe(&delta, sizeof delta); }
-
-        party me;
-        garbling_hash hash;
-        std::uint32_t threads;
-        std::unique_ptr<net::channel> ch;
-        std::vector<std::unique_ptr<net::channel>> worker_links;  // links 1 .. threads-1
-        std::vector<net::channel*> links;                          // ch, then the worker links
-        std::uint64_t session_id = 0;                              // names this session on its worker links
-        // run_batch's batched circuits (session/batch.hpp), the most recent
-        // last; each entry holds its circuit, so the address compared stays alive.
-        std::vector<batched_entry> batched;
-        // IPP: the links of Bob's world.
-        bool ipp;
-        std::uint64_t ipp_min_ands;
-        std::vector<std::unique_ptr<net::channel>> bob_world_links;
-        std::vector<net::channel*> bob_links;
-        prg rng;      // all of this party's randomness but libsodium's (the base OTs')...
-        bool seeded;  // ...unless insecure_seed is set: then that too, to replay a run
-        prg* base_ot_rng() noexcept { return seeded ? &rng : nullptr; }
-        block delta;                               // this party's free-XOR offset (bob's only with IPP)
-        std::optional<ot::cot_sender> sender;      // correlation: this party's Δ (alice; bob with IPP)
-        std::optional<ot::cot_receiver> receiver;  // correlation: the peer's Δ (bob; alice with IPP)
-        std::uint64_t runs = 0;
-        double setup_seconds = 0;
-        run_stats last;
-        bool broken = false;
-        std::string broken_why;
-        progress_callback progress;
-        bool pipeline;
-        // The run engine (session/engine.hpp), made once the links and OT are
-        // set up; last, so that its threads stop before the links close.
-        std::variant<std::monostate, detail::engine<mitccr_hash>, detail::engine<fixed_key_hash>> engine;
-    };
+    using state = detail::session_state;
     std::unique_ptr<state> s_;  // one allocation: sessions move cheaply
-
-    static constexpr std::uint64_t hello_magic = 0x3130484c4f444e54ull;  // "TNDOLH01"
-
-    void handshake() {
-        net::channel& ch = *s_->ch;
-        ch.send_value(hello_magic);
-        ch.send_value(protocol_version);
-        ch.send_value(static_cast<std::uint8_t>(s_->me));
-        ch.send_value(static_cast<std::uint8_t>(s_->hash));
-        ch.send_value(s_->threads);
-        ch.send_value(static_cast<std::uint8_t>(s_->ipp));
-        ch.send_value(s_->ipp_min_ands);
-        const auto magic = ch.recv_value<std::uint64_t>();
-        if (magic != hello_magic)
-            throw protocol_error("session handshake on " + ch.name() +
-                                 ": the peer did not greet as a tandem session; check host and port");
-        const auto version = ch.recv_value<std::uint32_t>();
-        const auto peer = ch.recv_value<std::uint8_t>();
-        const auto peer_hash = ch.recv_value<std::uint8_t>();
-        const auto peer_threads = ch.recv_value<std::uint32_t>();
-        const auto peer_ipp = ch.recv_value<std::uint8_t>();
-        const auto peer_ipp_min = ch.recv_value<std::uint64_t>();
-        if (version != protocol_version)
-            throw protocol_error("session handshake: protocol versions differ (this party speaks " +
-                                 std::to_string(protocol_version) + ", the peer " + std::to_string(version) +
-                                 "); build both parties with the same tandem version");
-        if (peer > 1 || static_cast<party>(peer) == s_->me)
-            throw protocol_error("session handshake: both parties run as " + std::string(to_string(s_->me)) +
-                                 "; one must be alice and the other bob");
-        if (peer_hash != static_cast<std::uint8_t>(s_->hash))
-            throw protocol_error(
-                "session handshake: the parties chose different garbling hashes (this party " +
-                std::string(to_string(s_->hash)) + ", the peer " +
-                (peer_hash <= 1 ? std::string(to_string(static_cast<garbling_hash>(peer_hash))) : "unknown") +
-                "); set session_options::hash alike on both sides");
-        if (peer_threads != s_->threads)
-            throw protocol_error("session handshake: the parties chose different thread counts (this party " +
-                                 std::to_string(s_->threads) + ", the peer " + std::to_string(peer_threads) +
-                                 "); set session_options::threads (--threads) alike on both sides");
-        if (peer_ipp != static_cast<std::uint8_t>(s_->ipp))
-            throw protocol_error(std::string("session handshake: inter-party parallelization is ") +
-                                 (s_->ipp ? "on" : "off") + " here and " + (s_->ipp ? "off" : "on") +
-                                 " at the peer; set session_options::ipp (--ipp) alike on both sides");
-        if (s_->ipp && peer_ipp_min != s_->ipp_min_ands)
-            throw protocol_error("session handshake: the parties chose different IPP region thresholds (this party " +
-                                 std::to_string(s_->ipp_min_ands) + " ANDs, the peer " + std::to_string(peer_ipp_min) +
-                                 "); set session_options::ipp_min_ands alike on both sides");
-    }
-
-    static constexpr std::uint64_t link_magic = 0x314b4e494c444e54ull;  // "TNDLINK1"
-
-    /// Opens links 1 .. threads-1. Bob introduces each with the session id
-    /// Alice drew and its index, so a stray connection is not taken for one.
-    void open_worker_links(const link_opener& open, std::chrono::milliseconds timeout) {
-        state& s = *s_;
-        const std::uint32_t count = s.threads - 1 + (s.ipp ? s.threads : 0);  // + the links of Bob's world
-        if (count == 0) return;
-        if (s.me == party::alice) {
-            s.session_id = detail::declassified(s.rng.next().low());  // sent in the clear: public
-            s.ch->send_value(s.session_id);
-            s.ch->flush();
-        } else {
-            s.session_id = s.ch->recv_value<std::uint64_t>();
-        }
-        for (std::uint32_t k = 1; k <= count; ++k) {
-            std::unique_ptr<net::channel> link = open();
-            link->set_timeout(timeout);
-            if (s.me == party::bob) {
-                link->send_value(link_magic);
-                link->send_value(s.session_id);
-                link->send_value(k);
-                link->flush();
-            } else {
-                const auto magic = link->recv_value<std::uint64_t>();
-                const auto id = link->recv_value<std::uint64_t>();
-                const auto index = link->recv_value<std::uint32_t>();
-                if (magic != link_magic || id != s.session_id || index != k)
-                    throw protocol_error("session set-up: worker connection " + std::to_string(k) + " on " +
-                                         link->name() +
-                                         " does not belong to this session (another client connected to the "
-                                         "port?); retry on a port only the peer uses");
-            }
-            (k < s.threads ? s.links : s.bob_links).push_back(link.get());
-            (k < s.threads ? s.worker_links : s.bob_world_links).push_back(std::move(link));
-        }
-    }
-
-    /// Alice draws Δ (lsb 1, for point-and-permute) and becomes the COT sender
-    /// with correlation Δ; Bob the receiver. 128 base OTs, once per session.
-    /// With IPP, Bob draws a Δ of his own for his world and the same is done
-    /// the other way round: a second set of base OTs.
-    /// The run engine under the agreed hash: the one place where the
-    /// garbling_hash option becomes a type.
-    void make_engine() {
-        state& s = *s_;
-        const detail::engine_parts parts{s.me,
-                                         s.threads,
-                                         s.links,
-                                         s.bob_links,
-                                         s.rng,
-                                         s.delta,
-                                         s.sender ? &*s.sender : nullptr,
-                                         s.receiver ? &*s.receiver : nullptr,
-                                         s.ipp,
-                                         s.ipp_min_ands};
-        if (s.hash == garbling_hash::fixed_key) s.engine.emplace<detail::engine<fixed_key_hash>>(parts);
-        else s.engine.emplace<detail::engine<mitccr_hash>>(parts);
-    }
-
-    /// Calls f with the session's engine.
-    template <class F>
-    void with_engine(F&& f) {
-        std::visit(
-            [&]<class E>(E& e) {
-                if constexpr (std::is_same_v<E, std::monostate>) detail::internal_error("session: no run engine");
-                else f(e);
-            },
-            s_->engine);
-    }
-
-    void set_up_ot() {
-        state& s = *s_;
-        const auto own_delta = [&] {
-            s.delta = s.rng.next() | block(0, 1);
-            s.sender.emplace(*s.ch, s.delta, s.base_ot_rng());
-        };
-        if (s.me == party::alice) own_delta();
-        else s.receiver.emplace(*s.ch, s.base_ot_rng());
-        if (s.ipp) {
-            if (s.me == party::bob) own_delta();
-            else s.receiver.emplace(*s.ch, s.base_ot_rng());
-        }
-        s.ch->flush();
-    }
 
     std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c,
                                                   const std::vector<std::uint8_t>& my_bits,
@@ -686,10 +501,10 @@ private:
         const detail::run_header mine(who, c, s.runs, s.me);
         mine.send(*s.ch);
         std::optional<std::vector<bool>> bits;
-        with_engine([&](auto& e) {
-            const std::uint64_t first = e.next_and();
+        s_->with_engine([&](auto& e) {
+            const std::uint64_t first = e.first_and();
             bits = detail::compiled_run(e, who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
-            s.last = run_stats{e.next_and() - first, bytes(true) - sent0, bytes(false) - received0,
+            s.last = run_stats{e.first_and() - first, bytes(true) - sent0, bytes(false) - received0,
                                std::chrono::duration<double>(net::clock::now() - t0).count(), e.ot_seconds};
             s.last.transferred_bits = e.transferred_bits;
             s.last.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];

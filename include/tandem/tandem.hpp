@@ -23,7 +23,7 @@
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
-#include <tandem/gc/stream.hpp>
+#include <tandem/gc/channel_tables.hpp>
 #include <tandem/gc/tables.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/memory.hpp>

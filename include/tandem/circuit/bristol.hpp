@@ -445,7 +445,7 @@ inline void write(std::ostream& out, const circuit<>& c) {
         const gate& x = d.gates[g];
         const std::uint64_t a = slot_wire[x.in0], b = slot_wire[x.in1];
         const std::uint64_t o = gate_out_wire[g] != none ? gate_out_wire[g] : next++;
-        if (x.kind == gate_kind::not_gate) out << "1 1 " << a << ' ' << o << " INV\n";
+        if (input_count(x.kind) == 1) out << "1 1 " << a << ' ' << o << ' ' << to_string(x.kind) << '\n';
         else out << "2 1 " << a << ' ' << b << ' ' << o << ' ' << to_string(x.kind) << '\n';
         slot_wire[x.out] = o;
     }

@@ -7,6 +7,12 @@
 // NOT is recorded lazily as a flag on the reference and becomes a NOT gate only
 // where an AND or an output needs the complemented wire (at most one NOT per
 // wire), so `~~x`, `~x ^ ~y` and friends cost nothing.
+//
+// Longer than this project's ~600-line mark on purpose: it is one class, the
+// recorder, whose sections (streaming cuts and the live list, parallel
+// regions, common subexpressions) all act inside `emit`, the hot path of every
+// recorded gate, on the same records; split across headers they would still
+// be one class.
 #pragma once
 
 #include <tandem/circuit/circuit_data.hpp>
@@ -266,7 +272,7 @@ public:
         if (a.id() == b.id()) return a == b ? a : false_ref;
         const std::uint32_t x = materialize(a);
         const std::uint32_t y = materialize(b);
-        return wire_ref{emit(gate_kind::and_gate, x, y) << 1};
+        return wire_ref{emit<gate_kind::and_gate>(x, y) << 1};
     }
 
     wire_ref xor_(wire_ref a, wire_ref b) {
@@ -274,7 +280,7 @@ public:
         if (a.is_constant()) return wire_ref{b.v ^ (a.v & 1u)};
         if (b.is_constant()) return wire_ref{a.v ^ (b.v & 1u)};
         if (a.id() == b.id()) return constant_ref(flip != 0);
-        return wire_ref{(emit(gate_kind::xor_gate, a.id(), b.id()) << 1) | flip};
+        return wire_ref{(emit<gate_kind::xor_gate>(a.id(), b.id()) << 1) | flip};
     }
 
     /// a | b = a ^ b ^ (a & b): one AND.
@@ -665,7 +671,7 @@ private:
         if (!r.negated()) return r.id();
         const std::uint32_t id = r.id();
         if (not_of(id) == 0) {
-            const std::uint32_t n = emit(gate_kind::not_gate, id, id);
+            const std::uint32_t n = emit<gate_kind::not_gate>(id, id);
             not_of(id) = n;  // looked up again: emit() may reallocate the gates
         }
         return not_of(id);
@@ -747,17 +753,19 @@ private:
         }
     }
 
-    std::uint32_t emit(gate_kind kind, std::uint32_t x, std::uint32_t y) {
+    // The kind is a template argument: every property of it folds (gate.hpp).
+    template <gate_kind kind>
+    std::uint32_t emit(std::uint32_t x, std::uint32_t y) {
         if (in_instance()) return emit_in_instance(kind, x, y);
-        const bool is_and = kind == gate_kind::and_gate;
+        constexpr bool is_and = !is_free(kind);  // garbled with a table: one level deeper
         // Each operand's record is looked up once, for its level, its use count and its readers.
         const std::uint32_t first = rec_.first_gate_wire();
         recorded_gate* const gx = x >= first ? &rec_.gates[x - first] : nullptr;
         recorded_gate* const gy = y >= first ? &rec_.gates[y - first] : nullptr;
-        if (kind != gate_kind::not_gate) {
+        if constexpr (input_count(kind) == 2) {
             const std::uint32_t ux = gx != nullptr ? gx->uses : rec_.input_uses[x];
             const std::uint32_t uy = gy != nullptr ? gy->uses : rec_.input_uses[y];
-            const auto k = static_cast<std::uint32_t>(kind);
+            constexpr auto k = static_cast<std::uint32_t>(kind);
             if (std::min(ux, uy) > short_list) {
                 if (const std::uint32_t r = twins_find(k, x, y); r != 0) return r;
             } else {
@@ -788,7 +796,7 @@ private:
         if (++ux == short_list + 1) spread_readers(x);
         std::uint32_t next0 = 0, next1 = 0;
         bool hashed = false;
-        if (kind != gate_kind::not_gate) {  // a NOT reads its operand once and is on no list
+        if constexpr (input_count(kind) == 2) {  // a NOT reads its operand once and is on no list
             std::uint32_t& uy = gy != nullptr ? gy->uses : rec_.input_uses[y];
             if (++uy == short_list + 1) spread_readers(y);
             next0 = std::exchange(gx != nullptr ? gx->readers : input_readers_[x], id);

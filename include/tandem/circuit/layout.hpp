@@ -37,7 +37,7 @@ namespace tandem::detail {
 
 /// The bucket a live gate is levelled into: its level's ANDs, then its XORs and NOTs.
 inline std::size_t bucket_of(const recorded_gate& x) noexcept {
-    return 2 * std::size_t{x.level()} + (x.kind() == gate_kind::and_gate ? 0 : 1);
+    return 2 * std::size_t{x.level()} + (is_free(x.kind()) ? 1 : 0);
 }
 
 /// Pass 0, forwards in record order: exact structural common subexpressions.
@@ -515,7 +515,7 @@ inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key,
     for (std::size_t g = 0; g < n_gates; ++g) {
         const auto kind = static_cast<gate_kind>(key[3 * g]);
         const std::uint32_t x = wire(key[3 * g + 1]), y = wire(key[3 * g + 2]);
-        const std::uint32_t lvl = std::max(level(x), level(y)) + (kind == gate_kind::and_gate ? 1u : 0u);
+        const std::uint32_t lvl = std::max(level(x), level(y)) + (is_free(kind) ? 0u : 1u);
         r.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, 0, 0});
         ++r.uses(x);
         if (y != x) ++r.uses(y);

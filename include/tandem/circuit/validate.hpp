@@ -253,11 +253,11 @@ private:
         if (x.kind == gate_kind::and_gate)
             fail(gate_name(g, l) + " is an AND after the level's ANDs (from gate " + str(c.levels[l].xor_begin) +
                  " on, a level holds only XOR and NOT gates)");
-        if (x.kind != gate_kind::xor_gate && x.kind != gate_kind::not_gate)
+        if (!is_free(x.kind))
             fail(gate_name(g, l) + " has unknown kind " + str(static_cast<unsigned>(x.kind)));
-        if (x.kind == gate_kind::not_gate && x.in1 != x.in0)
-            fail(gate_name(g, l) + " is a NOT whose operands differ (" + str(x.in0) + ", " + str(x.in1) +
-                 "); a NOT stores its operand in both");
+        if (input_count(x.kind) == 1 && x.in1 != x.in0)
+            fail(gate_name(g, l) + " is " + kind_name(x.kind) + " whose operands differ (" + str(x.in0) + ", " +
+                 str(x.in1) + "); a one-input gate stores its operand in both");
         if (x.in0 >= c.slot_count || s[x.in0].written == 0) operand_error(c, s, g, l, x.in0);
         if (x.in1 >= c.slot_count || s[x.in1].written == 0) operand_error(c, s, g, l, x.in1);
         fail(gate_name(g, l) + " writes slot " + str(x.out) + " but the circuit has " + str(c.slot_count) + " slots");
@@ -298,8 +298,7 @@ private:
                 // The XORs and NOTs run one after another.
                 for (std::uint32_t g = lv.xor_begin; g < lv.end; ++g) {
                     const gate& x = gates[g];
-                    const bool kind_ok =
-                        x.kind == gate_kind::xor_gate || (x.kind == gate_kind::not_gate && x.in1 == x.in0);
+                    const bool kind_ok = is_free(x.kind) && (input_count(x.kind) == 2 || x.in1 == x.in0);
                     if (!kind_ok || x.in0 >= n || x.in1 >= n || x.out >= n || s[x.in0].written == 0 ||
                         s[x.in1].written == 0) [[unlikely]]
                         linear_error(c, s, g, l);

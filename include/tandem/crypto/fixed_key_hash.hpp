@@ -10,7 +10,7 @@
 // eprint 2019/074, and GKWWY, eprint 2019/1168, §1: an attacker who sees many
 // garbled circuits can recover a label with work about 2^128 / (number of
 // ANDs garbled)). Use it only where that multi-instance bound is acceptable;
-// the default, mitccr_hash, does not degrade.
+// the default, rekeyed_hash, does not degrade.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -149,6 +149,7 @@ private:
     block start_;
     aes_key key_;
 };
+static_assert(tweakable_hash<fixed_key_hash>);
 
 }  // namespace tandem
 

@@ -18,12 +18,27 @@
 #include <tandem/crypto/isa.hpp>
 #include <tandem/crypto/lanes.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 
 TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
+
+/// A garbling hash H(x, j): made from the run's start block S (public,
+/// drawn by the garbler), `hash<N, C>(first_tweak, x)` replaces
+/// x[c·N + m] by H(x[c·N + m], first_tweak + m). The two models are
+/// rekeyed_hash (below) and fixed_key_hash (crypto/fixed_key_hash.hpp); a new
+/// one also gives `detail::hash_registers` for the wide kernels' registers
+/// (see the end of this header) and a `garbling_hash` value for the handshake
+/// (docs/DESIGN.md, "to change X, open Y").
+template <class H>
+concept tweakable_hash = std::constructible_from<H, block> && requires(const H& h, std::uint64_t j, block* x) {
+    { h.start() } -> std::same_as<block>;
+    h.template hash<2, 1>(j, x);
+    h.template hash<16, 2>(j, x);
+};
 
 /// σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi), a linear orthomorphism.
 inline block sigma(block x) noexcept {
@@ -193,11 +208,13 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
-/// The default garbling hash (garbling_hash::rekeyed): H(x, j) =
-/// AES_{S⊕j}(σ(x)) ⊕ σ(x) under the run's start S, one AES key per tweak.
-class mitccr_hash {
+/// The default garbling hash (garbling_hash::rekeyed; Guo et al.'s MiTCCR):
+/// H(x, j) = AES_{S⊕j}(σ(x)) ⊕ σ(x) under the run's start S, one AES key per
+/// tweak. "Rekeyed" is its one name in the API; the kernels below keep the
+/// paper's (mitccr_*).
+class rekeyed_hash {
 public:
-    explicit mitccr_hash(block start) noexcept : start_(start) {}
+    explicit rekeyed_hash(block start) noexcept : start_(start) {}
     block start() const noexcept { return start_; }
 
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
@@ -283,6 +300,11 @@ private:
     block start_;
 };
 
+static_assert(tweakable_hash<rekeyed_hash>);
+
+/// The name this class had before the option and the type shared one.
+using mitccr_hash [[deprecated("renamed rekeyed_hash, after garbling_hash::rekeyed")]] = rekeyed_hash;
+
 }  // namespace tandem
 
 TANDEM_CRYPTO_END
@@ -291,7 +313,7 @@ namespace tandem::detail {
 /// v[c][z] lane l ← H(v[c][z] lane l, first_tweak + width·z + l): the hash on
 /// values already in registers (the garbler builds its batches there).
 template <class L, std::size_t Z, std::size_t C>
-[[gnu::always_inline]] inline void hash_registers(const mitccr_hash& h, std::uint64_t first_tweak,
+[[gnu::always_inline]] inline void hash_registers(const rekeyed_hash& h, std::uint64_t first_tweak,
                                                   typename L::vec (&v)[C][Z]) noexcept {
     mitccr_registers<L, Z, C>(h.start(), first_tweak, v);
 }

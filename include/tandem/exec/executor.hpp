@@ -180,13 +180,13 @@ private:
 
 /// Runs every step of c as the plan says. cores[w] is worker w's engine
 /// (gc::garbler_core or gc::evaluator_core, bound to link w); `label` holds
-/// the circuit's slots with its inputs in front; `first_gate` offsets all
+/// the circuit's slots with its inputs in front; `first_and` offsets all
 /// tweaks. `interrupt` is called once if any task fails. `pool` has at
 /// least p.workers threads (unused when p.one_worker: then the calling
 /// thread runs everything).
 template <class Core>
 void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores, gc::detail::label_array& label,
-             std::uint64_t first_gate, workers& pool, std::function<void()> interrupt = {},
+             std::uint64_t first_and, workers& pool, std::function<void()> interrupt = {},
              const std::function<void(std::size_t)>& boundary = {}) {
     if (cores.size() != p.workers || (!p.one_worker && pool.size() < p.workers))
         tandem::detail::internal_error("executor: one core and one thread per worker expected");
@@ -200,7 +200,7 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
         Core& main = *cores[0];
         for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
             const level_range& lv = c.levels[l];
-            const std::uint64_t first = first_gate + p.level_first_and[l];
+            const std::uint64_t first = first_and + p.level_first_and[l];
             const std::uint32_t n = p.level_parts(lv);
             if (n == 1) {
                 main.ands(c.gates.data(), label, lv.and_begin, lv.xor_begin, first);
@@ -223,7 +223,7 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
         const step_plan& sp = p.steps[s];
         const instance_range part = sp.parts[w];
         if (part.end > part.begin)
-            cores[w]->instances(r, part.begin, part.end, label, first_gate + sp.instance_first_and[part.begin]);
+            cores[w]->instances(r, part.begin, part.end, label, first_and + sp.instance_first_and[part.begin]);
         flush(cores[w]);
     };
 
@@ -294,7 +294,7 @@ namespace detail {
 /// or on threads made for this call), and wipes the labels if it fails.
 template <class Core, class Make>
 void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::label_array& label,
-               std::uint64_t first_gate, workers* pool, std::function<void()> interrupt,
+               std::uint64_t first_and, workers* pool, std::function<void()> interrupt,
                const std::function<void(std::size_t)>& boundary = {}) {
     std::vector<std::unique_ptr<Core>> cores;
     std::vector<Core*> ptrs;
@@ -305,7 +305,7 @@ void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::la
     try {
         std::optional<workers> own;
         if (pool == nullptr) pool = &own.emplace(p.one_worker ? 0 : p.workers);
-        execute(p, c, std::span<Core* const>(ptrs), label, first_gate, *pool, std::move(interrupt), boundary);
+        execute(p, c, std::span<Core* const>(ptrs), label, first_and, *pool, std::move(interrupt), boundary);
     } catch (...) {
         tandem::detail::wipe_all(label);
         throw;
@@ -315,9 +315,9 @@ void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::la
 
 /// Garbles c as the plan says, worker w writing its tables to sinks[w]. With
 /// no pool, one is made for this call (a session keeps one for all its runs).
-template <class Hash, gc::table_sink Sink>
+template <tweakable_hash Hash, gc::table_sink Sink>
 gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encoding& input, block hash_start,
-                           std::span<Sink* const> sinks, std::uint64_t first_gate = 0,
+                           std::span<Sink* const> sinks, std::uint64_t first_and = 0,
                            workers* pool = nullptr, std::function<void()> interrupt = {}) {
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
@@ -329,15 +329,15 @@ gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encod
     using core = gc::garbler_core<Hash, Sink>;
     detail::run_cores<core>(
         p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, input.delta, *sinks[w]); }, label,
-        first_gate, pool, std::move(interrupt));
+        first_and, pool, std::move(interrupt));
     return gc::detail::finish_garbling(c, label, p.and_gates);
 }
 
 /// Evaluates c as the plan says, worker w reading its tables from sources[w];
 /// returns the active output labels.
-template <class Hash, gc::table_source Source>
+template <tweakable_hash Hash, gc::table_source Source>
 std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_start, std::span<Source* const> sources,
-                            std::span<const block> input_labels, std::uint64_t first_gate = 0,
+                            std::span<const block> input_labels, std::uint64_t first_and = 0,
                             workers* pool = nullptr, std::function<void()> interrupt = {}) {
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
@@ -347,7 +347,7 @@ std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_sta
     gc::detail::label_array label = gc::detail::input_slots(c, input_labels);
     using core = gc::evaluator_core<Hash, Source>;
     detail::run_cores<core>(
-        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, *sources[w]); }, label, first_gate,
+        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, *sources[w]); }, label, first_and,
         pool, std::move(interrupt));
     return gc::detail::output_labels(c, label);
 }

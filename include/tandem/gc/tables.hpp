@@ -3,7 +3,7 @@
 // The garbler hands each batch of tables to a sink as soon as it is produced
 // (two blocks, 32 bytes, per AND; nothing for XOR and NOT); the evaluator
 // pulls them from a source in the same order. In-memory forms live here; the
-// protocol stage adds network streams with the same two members.
+// channel forms (gc/channel_tables.hpp) have the same two members.
 #pragma once
 
 #include <tandem/crypto/target.hpp>

@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -114,6 +115,28 @@ inline void pack_choices(const std::uint8_t* c, std::size_t n, block* bits, std:
 }
 
 }  // namespace detail
+
+/// The sender's side of correlated OT under a fixed correlation Δ (the
+/// garbler's free-XOR offset): `extend(ch, q)` gives q.size() new COTs q_i,
+/// the receiver learning t_i = q_i ⊕ r_i·Δ for its choice bits r_i, in the
+/// same order on both sides. What the session and the engine need of an OT
+/// extension; cot_sender (IKNP) models it, and so must a replacement such as
+/// SoftSpoken OT.
+template <class S>
+concept correlated_ot_sender = requires(S& s, const S& cs, net::channel& ch, std::span<block> q) {
+    { cs.delta() } -> std::same_as<block>;
+    s.extend(ch, q);
+};
+
+/// The receiver's side: `extend(ch, r, t)` with one byte (0 or 1) per choice,
+/// `extend_packed(ch, r, t)` with eight choices per byte (bit i % 8 of byte
+/// i / 8); t_i = q_i ⊕ r_i·Δ. Both flush the channel before returning.
+template <class R>
+concept correlated_ot_receiver =
+    requires(R& r, net::channel& ch, std::span<const std::uint8_t> choices, std::span<block> t) {
+        r.extend(ch, choices, t);
+        r.extend_packed(ch, choices, t);
+    };
 
 /// The COT sender (the garbler): fixes Δ, learns q_i per OT.
 class cot_sender {
@@ -267,6 +290,9 @@ private:
     std::uint64_t counter_ = 0;
     detail::iknp_buffers buf_;
 };
+
+static_assert(correlated_ot_sender<cot_sender>);
+static_assert(correlated_ot_receiver<cot_receiver>);
 
 }  // namespace tandem::ot
 

@@ -30,8 +30,7 @@ inline void run_levels(const circuit_data& c, std::uint32_t begin, std::uint32_t
         }
         for (std::uint32_t i = lv.xor_begin; i < lv.end; ++i) {
             const gate& g = c.gates[i];
-            // NOT stores its operand twice: x ^ x ^ ~0 = ~x; XOR: a ^ b.
-            s[g.out] = g.kind == gate_kind::xor_gate ? s[g.in0] ^ s[g.in1] : ~s[g.in0];
+            s[g.out] = free_gate_value(g.kind, s[g.in0], s[g.in1], ~std::uint64_t{0});
         }
     }
 }

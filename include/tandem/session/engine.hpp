@@ -21,7 +21,7 @@
 //              and sends their active labels; both write every entering
 //              bit's label into its slot of the label array.
 //   run        Alice → Bob: the garbled tables of a circuit, streamed while
-//              they are produced (gc/stream.hpp) — on one core, or as a plan
+//              they are produced (gc/channel_tables.hpp) — on one core, or as a plan
 //              says over the session's workers, worker w's tables on link w
 //              (exec/), or with IPP both worlds at once (session/ipp.hpp).
 //   open       outputs to whoever learns them: to Bob H(Z_k) and H(Z_k ⊕ Δ)
@@ -51,7 +51,7 @@
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
-#include <tandem/gc/stream.hpp>
+#include <tandem/gc/channel_tables.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
@@ -88,7 +88,7 @@ inline std::vector<std::size_t> live_outputs(const circuit_data& d, std::size_t 
 /// and to catch damage with probability 1 - 2^-64 per output bit. k runs
 /// from `first` (a streamed run's opens continue where the last one ended).
 inline void output_hashes(block hash_start, std::span<block> labels, std::size_t copies, std::uint64_t first = 0) {
-    const mitccr_hash h(hash_start ^ block(std::uint64_t{1} << 63, 0));
+    const rekeyed_hash h(hash_start ^ block(std::uint64_t{1} << 63, 0));
     const std::size_t n = labels.size() / copies;
     if (n > 0) h.hash(first, n, copies, labels.data());
 }
@@ -137,7 +137,7 @@ struct engine_parts {
 
 /// One party's engine under hash `Hash` (crypto/hash.hpp, crypto/fixed_key_hash.hpp).
 /// Used by one thread at a time.
-template <class Hash>
+template <tweakable_hash Hash>
 class engine {
 public:
     explicit engine(const engine_parts& parts) : p_(parts) {
@@ -151,7 +151,7 @@ public:
     bool garbler() const noexcept { return p_.me == party::alice; }
     net::channel& main_link() const noexcept { return *p_.links[0]; }
     /// The tweak index of the next AND garbled under this Δ.
-    std::uint64_t next_and() const noexcept { return next_and_; }
+    std::uint64_t first_and() const noexcept { return first_and_; }
 
     double ot_seconds = 0;  ///< this run's time in OT extension so far
     /// This run's IPP transfers, per world (zero without IPP), summed over a
@@ -229,7 +229,7 @@ public:
         const exec::plan& p = plan_;
         if (!p.one_worker && !pool_) pool_.emplace(p_.threads);  // made once; its threads idle between runs
         run_cores(c.data(), p, labels);
-        next_and_ += p.and_gates;
+        first_and_ += p.and_gates;
     }
 
     /// Garbles or evaluates one segment of a streamed run on `labels`: on
@@ -256,13 +256,13 @@ public:
         } else if (garbler()) {
             gc::channel_sink sink(main_link());
             garbler_core one(hash_start_, p_.delta, sink);
-            run_all_steps(one, c.data(), labels, next_and_);
+            run_all_steps(one, c.data(), labels, first_and_);
         } else {
             sources_[0]->allow(2 * and_gates);
             evaluator_core one(hash_start_, *sources_[0]);
-            run_all_steps(one, c.data(), labels, next_and_);
+            run_all_steps(one, c.data(), labels, first_and_);
         }
-        next_and_ += and_gates;
+        first_and_ += and_gates;
     }
 
     /// Opens the outputs at `slots` (output_false/output_true for constants)
@@ -351,12 +351,12 @@ private:
             for (net::channel* l : p_.links) sinks.emplace_back(*l);
             exec::detail::run_cores<garbler_core>(
                 p, c, [&](std::uint32_t w) { return std::make_unique<garbler_core>(hash_start_, p_.delta, sinks[w]); },
-                labels, next_and_, pool, interrupter());
+                labels, first_and_, pool, interrupter());
         } else {
             for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p.worker_ands[w]);
             exec::detail::run_cores<evaluator_core>(
                 p, c, [&](std::uint32_t w) { return std::make_unique<evaluator_core>(hash_start_, *sources_[w]); },
-                labels, next_and_, pool, interrupter());
+                labels, first_and_, pool, interrupter());
         }
     }
 
@@ -372,7 +372,7 @@ private:
         std::array<exec::workers*, 2> pools{pool_ ? &*pool_ : nullptr, peer_pool_ ? &*peer_pool_ : nullptr};
         if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
         ipp_run r{plan,      {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine,
-                  next_and_, {}, {},                        {}};
+                  first_and_, {}, {},                        {}};
         const circuit_data& c = circ.data();
         gc::detail::label_array other(c.slot_count);
         if (garbler()) {
@@ -382,7 +382,7 @@ private:
             run_both<Hash>(r, c, other, r.bob_hash_start, labels, hash_start_);
         }
         wipe_all(other);
-        next_and_ += plan.and_gates;
+        first_and_ += plan.and_gates;
         for (std::size_t w = 0; w < 2; ++w) {  // a streamed run's segments add up
             transfer_seconds[w] += r.transfer_seconds[w];
             transfer_ots[w] += r.transfer_ots[w];
@@ -391,7 +391,7 @@ private:
     }
 
     engine_parts p_;
-    std::uint64_t next_and_ = 0;
+    std::uint64_t first_and_ = 0;
     block hash_start_{};
     std::uint64_t opened_ = 0;  // outputs opened in this run so far: the output hashes' index
     std::vector<std::unique_ptr<gc::channel_source>> sources_;

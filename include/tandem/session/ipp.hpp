@@ -47,7 +47,7 @@
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/gc/half_gates.hpp>
-#include <tandem/gc/stream.hpp>
+#include <tandem/gc/channel_tables.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/session/options.hpp>
@@ -145,7 +145,7 @@ struct ipp_run {
     ot::cot_receiver& receiver;     ///< correlation: the peer's Δ (transfers out of its world)
     block delta;                    ///< this party's Δ
     exec::world mine;               ///< the world this party garbles
-    std::uint64_t first_gate;
+    std::uint64_t first_and;
     block bob_hash_start{};         ///< Bob: the hash start of his world (drawn by his engine)
     std::array<double, 2> transfer_seconds{};  ///< out: per world, time in transfers (not in waits)
     std::array<std::uint64_t, 2> transfer_ots{};  ///< out: per world, OTs this party extended for transfers
@@ -255,7 +255,7 @@ void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::la
     using core = gc::garbler_core<Hash, gc::channel_sink>;
     exec::detail::run_cores<core>(
         p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, r.delta, sinks[w]); }, label,
-        r.first_gate, r.pools[exec::index(x)], std::move(interrupt), boundary);
+        r.first_and, r.pools[exec::index(x)], std::move(interrupt), boundary);
 }
 
 /// The peer's world: evaluates it, and at each boundary turns its wires
@@ -290,7 +290,7 @@ void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::
     using core = gc::evaluator_core<Hash, gc::channel_source>;
     exec::detail::run_cores<core>(
         p, c, [&](std::uint32_t w) { return std::make_unique<core>(*hash_start, *sources[w]); }, label,
-        r.first_gate, r.pools[exec::index(y)], std::move(interrupt), boundary);
+        r.first_and, r.pools[exec::index(y)], std::move(interrupt), boundary);
 }
 
 /// Runs both worlds: this party's on the calling thread, the peer's on the

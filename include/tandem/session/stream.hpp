@@ -38,7 +38,7 @@
 #include <tandem/exec/executor.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
-#include <tandem/gc/stream.hpp>
+#include <tandem/gc/channel_tables.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/session/options.hpp>

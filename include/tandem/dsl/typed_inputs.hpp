@@ -1,4 +1,4 @@
-// tandem/session/typed_inputs.hpp — from one party's C++ inputs to the bits a
+// tandem/dsl/typed_inputs.hpp — from one party's C++ inputs to the bits a
 // run takes, and from output bits back to the circuit's result type.
 //
 // A typed circuit<R(input<P, T>...)> declares whose each input is; a party

@@ -1,4 +1,4 @@
-// tandem/gc/stream.hpp — garbled tables streamed over a channel.
+// tandem/gc/channel_tables.hpp — garbled tables sent over a channel as they are made.
 //
 // The garbler's sink hands each batch of tables to the channel's send buffer
 // as soon as it is produced; the evaluator's source pulls them in chunks as
@@ -59,7 +59,7 @@ private:
         const std::size_t have = end_ - pos_;
         if (n - have > left_)
             throw protocol_error("garbled tables: the circuit needs more tables than the garbler announced");
-        if (n > chunk_blocks) tandem::detail::internal_error("table batch larger than a stream chunk");
+        if (n > chunk_blocks) tandem::detail::internal_error("table batch larger than a chunk");
         std::memmove(static_cast<void*>(buf_.get()), buf_.get() + pos_, have * sizeof(block));
         const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_blocks - have, left_));
         ch_.recv(buf_.get() + have, want * sizeof(block));

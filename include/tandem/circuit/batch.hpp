@@ -1,4 +1,4 @@
-// tandem/session/batch.hpp — one circuit over many input sets, as one circuit.
+// tandem/circuit/batch.hpp — one circuit over many input sets, as one circuit.
 //
 // session::run_batch runs a circuit c on B input sets in one run: one run
 // header, one OT extension for all of Bob's input bits, one exchange of

@@ -1,0 +1,236 @@
+// tandem/session/setup.hpp — what a session holds, and how it is set up:
+// the handshake (options agreed, or a protocol_error naming the option to
+// set alike), the base OTs and IKNP set-up, the worker links, and the run
+// engine under the agreed hash (docs/DESIGN.md §7.1). session.hpp is the
+// API on top.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/circuit/circuit.hpp>
+#include <tandem/crypto/block.hpp>
+#include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
+#include <tandem/error.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/ot/iknp.hpp>
+#include <tandem/party.hpp>
+#include <tandem/session/engine.hpp>
+#include <tandem/session/options.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::detail {
+
+/// Opens one more connection to the peer (a worker link): Alice's accepts,
+/// Bob's connects. Called threads - 1 times while the session is set up.
+using link_opener = std::function<std::unique_ptr<net::channel>()>;
+
+/// The first words of the handshake and of each worker link's greeting.
+inline constexpr std::uint64_t hello_magic = 0x3130484c4f444e54ull;  // "TNDOLH01"
+inline constexpr std::uint64_t link_magic = 0x314b4e494c444e54ull;  // "TNDLINK1"
+
+/// A batched circuit of run_batch (circuit/batch.hpp), kept for repeats.
+struct batched_entry {
+    circuit<> of;
+    std::uint64_t sets;
+    circuit<> batched;
+};
+inline constexpr std::size_t batched_cache_size = 4;
+
+/// Everything a session holds, behind one pointer so that sessions move
+/// cheaply, and the set-up steps that fill it (in the order the session's
+/// constructor calls them).
+struct session_state {
+    session_state(party p, std::unique_ptr<net::channel> c, const session_options& o)
+        : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
+          rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
+                              : os_random_block()),
+          seeded(o.insecure_seed.has_value()), progress(o.progress), pipeline(o.pipeline_streams) {
+        if (!ch) throw usage_error("session: no channel given");
+        if (threads == 0 || threads > 256)
+            throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
+        links.push_back(ch.get());
+    }
+    session_state(const session_state&) = delete;
+    session_state& operator=(const session_state&) = delete;
+    ~session_state() { detail::wipe(&delta, sizeof delta); }
+
+    party me;
+    garbling_hash hash;
+    std::uint32_t threads;
+    std::unique_ptr<net::channel> ch;
+    std::vector<std::unique_ptr<net::channel>> worker_links;  // links 1 .. threads-1
+    std::vector<net::channel*> links;                          // ch, then the worker links
+    std::uint64_t session_id = 0;                              // names this session on its worker links
+    // run_batch's batched circuits (circuit/batch.hpp), the most recent
+    // last; each entry holds its circuit, so the address compared stays alive.
+    std::vector<batched_entry> batched;
+    // IPP: the links of Bob's world.
+    bool ipp;
+    std::uint64_t ipp_min_ands;
+    std::vector<std::unique_ptr<net::channel>> bob_world_links;
+    std::vector<net::channel*> bob_links;
+    prg rng;      // all of this party's randomness but libsodium's (the base OTs')...
+    bool seeded;  // ...unless insecure_seed is set: then that too, to replay a run
+    prg* base_ot_rng() noexcept { return seeded ? &rng : nullptr; }
+    block delta;                               // this party's free-XOR offset (bob's only with IPP)
+    std::optional<ot::cot_sender> sender;      // correlation: this party's Δ (alice; bob with IPP)
+    std::optional<ot::cot_receiver> receiver;  // correlation: the peer's Δ (bob; alice with IPP)
+    std::uint64_t runs = 0;
+    double setup_seconds = 0;
+    run_stats last;
+    bool broken = false;
+    std::string broken_why;
+    progress_callback progress;
+    bool pipeline;
+    // The run engine (session/engine.hpp), made once the links and OT are
+    // set up; last, so that its threads stop before the links close.
+    std::variant<std::monostate, detail::engine<rekeyed_hash>, detail::engine<fixed_key_hash>> engine;
+
+    void handshake() {
+        net::channel& c = *ch;
+        c.send_value(hello_magic);
+        c.send_value(protocol_version);
+        c.send_value(static_cast<std::uint8_t>(me));
+        c.send_value(static_cast<std::uint8_t>(hash));
+        c.send_value(threads);
+        c.send_value(static_cast<std::uint8_t>(ipp));
+        c.send_value(ipp_min_ands);
+        const auto magic = c.recv_value<std::uint64_t>();
+        if (magic != hello_magic)
+            throw protocol_error("session handshake on " + c.name() +
+                                 ": the peer did not greet as a tandem session; check host and port");
+        const auto version = c.recv_value<std::uint32_t>();
+        const auto peer = c.recv_value<std::uint8_t>();
+        const auto peer_hash = c.recv_value<std::uint8_t>();
+        const auto peer_threads = c.recv_value<std::uint32_t>();
+        const auto peer_ipp = c.recv_value<std::uint8_t>();
+        const auto peer_ipp_min = c.recv_value<std::uint64_t>();
+        if (version != protocol_version)
+            throw protocol_error("session handshake: protocol versions differ (this party speaks " +
+                                 std::to_string(protocol_version) + ", the peer " + std::to_string(version) +
+                                 "); build both parties with the same tandem version");
+        if (peer > 1 || static_cast<party>(peer) == me)
+            throw protocol_error("session handshake: both parties run as " + std::string(to_string(me)) +
+                                 "; one must be alice and the other bob");
+        if (peer_hash != static_cast<std::uint8_t>(hash))
+            throw protocol_error(
+                "session handshake: the parties chose different garbling hashes (this party " +
+                std::string(to_string(hash)) + ", the peer " +
+                (peer_hash <= 1 ? std::string(to_string(static_cast<garbling_hash>(peer_hash))) : "unknown") +
+                "); set session_options::hash alike on both sides");
+        if (peer_threads != threads)
+            throw protocol_error("session handshake: the parties chose different thread counts (this party " +
+                                 std::to_string(threads) + ", the peer " + std::to_string(peer_threads) +
+                                 "); set session_options::threads (--threads) alike on both sides");
+        if (peer_ipp != static_cast<std::uint8_t>(ipp))
+            throw protocol_error(std::string("session handshake: inter-party parallelization is ") +
+                                 (ipp ? "on" : "off") + " here and " + (ipp ? "off" : "on") +
+                                 " at the peer; set session_options::ipp (--ipp) alike on both sides");
+        if (ipp && peer_ipp_min != ipp_min_ands)
+            throw protocol_error("session handshake: the parties chose different IPP region thresholds (this party " +
+                                 std::to_string(ipp_min_ands) + " ANDs, the peer " + std::to_string(peer_ipp_min) +
+                                 "); set session_options::ipp_min_ands alike on both sides");
+    }
+
+    /// Opens links 1 .. threads-1. Bob introduces each with the session id
+    /// Alice drew and its index, so a stray connection is not taken for one.
+    void open_worker_links(const link_opener& open, std::chrono::milliseconds timeout) {
+        session_state& s = *this;
+        const std::uint32_t count = s.threads - 1 + (s.ipp ? s.threads : 0);  // + the links of Bob's world
+        if (count == 0) return;
+        if (s.me == party::alice) {
+            s.session_id = detail::declassified(s.rng.next().low());  // sent in the clear: public
+            s.ch->send_value(s.session_id);
+            s.ch->flush();
+        } else {
+            s.session_id = s.ch->recv_value<std::uint64_t>();
+        }
+        for (std::uint32_t k = 1; k <= count; ++k) {
+            std::unique_ptr<net::channel> link = open();
+            link->set_timeout(timeout);
+            if (s.me == party::bob) {
+                link->send_value(link_magic);
+                link->send_value(s.session_id);
+                link->send_value(k);
+                link->flush();
+            } else {
+                const auto magic = link->recv_value<std::uint64_t>();
+                const auto id = link->recv_value<std::uint64_t>();
+                const auto index = link->recv_value<std::uint32_t>();
+                if (magic != link_magic || id != s.session_id || index != k)
+                    throw protocol_error("session set-up: worker connection " + std::to_string(k) + " on " +
+                                         link->name() +
+                                         " does not belong to this session (another client connected to the "
+                                         "port?); retry on a port only the peer uses");
+            }
+            (k < s.threads ? s.links : s.bob_links).push_back(link.get());
+            (k < s.threads ? s.worker_links : s.bob_world_links).push_back(std::move(link));
+        }
+    }
+
+    /// Makes the run engine under the agreed hash: the one place where the
+    /// garbling_hash option becomes a type.
+    void make_engine() {
+        session_state& s = *this;
+        const detail::engine_parts parts{s.me,
+                                         s.threads,
+                                         s.links,
+                                         s.bob_links,
+                                         s.rng,
+                                         s.delta,
+                                         s.sender ? &*s.sender : nullptr,
+                                         s.receiver ? &*s.receiver : nullptr,
+                                         s.ipp,
+                                         s.ipp_min_ands};
+        if (s.hash == garbling_hash::fixed_key) s.engine.emplace<detail::engine<fixed_key_hash>>(parts);
+        else s.engine.emplace<detail::engine<rekeyed_hash>>(parts);
+    }
+
+    /// Calls f with the session's engine.
+    template <class F>
+    void with_engine(F&& f) {
+        std::visit(
+            [&]<class E>(E& e) {
+                if constexpr (std::is_same_v<E, std::monostate>) detail::internal_error("session: no run engine");
+                else f(e);
+            },
+            engine);
+    }
+
+    /// Alice draws Δ (lsb 1, for point-and-permute) and becomes the COT sender
+    /// with correlation Δ; Bob the receiver. 128 base OTs, once per session.
+    /// With IPP, Bob draws a Δ of his own for his world and the same is done
+    /// the other way round: a second set of base OTs.
+    void set_up_ot() {
+        session_state& s = *this;
+        const auto own_delta = [&] {
+            s.delta = s.rng.next() | block(0, 1);
+            s.sender.emplace(*s.ch, s.delta, s.base_ot_rng());
+        };
+        if (s.me == party::alice) own_delta();
+        else s.receiver.emplace(*s.ch, s.base_ot_rng());
+        if (s.ipp) {
+            if (s.me == party::bob) own_delta();
+            else s.receiver.emplace(*s.ch, s.base_ot_rng());
+        }
+        s.ch->flush();
+    }
+};
+
+}  // namespace tandem::detail
+
+TANDEM_CRYPTO_END
