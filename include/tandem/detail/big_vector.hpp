@@ -308,46 +308,88 @@ namespace tandem::detail {
 /// An append-only array in chunks of 2^20 elements: growing it never copies
 /// or re-faults what is already stored (a recording of 10^7 gates would
 /// otherwise be copied on every doubling). The first chunk grows like a
-/// vector, so small recordings stay small.
+/// vector, so small recordings stay small. push_back is the recorder's
+/// per-gate append: one compare and a store while the last chunk has room
+/// (`room_end_`); the chunks' own counts catch up only when it has none.
 template <class T>
 class chunked_vector {
+    static_assert(std::is_trivially_copyable_v<T>, "elements are written into reserved storage");
+
 public:
     static constexpr std::size_t chunk_bits = 20;
     static constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
+
+    chunked_vector() = default;
+    chunked_vector(chunked_vector&& o) noexcept
+        : chunks_(std::move(o.chunks_)), size_(o.size_), last_(o.last_), room_end_(o.room_end_) {
+        o.forget();
+    }
+    chunked_vector& operator=(chunked_vector&& o) noexcept {
+        chunks_ = std::move(o.chunks_);
+        size_ = o.size_, last_ = o.last_, room_end_ = o.room_end_;
+        o.forget();
+        return *this;
+    }
+    chunked_vector(const chunked_vector&) = delete;
+    chunked_vector& operator=(const chunked_vector&) = delete;
 
     std::size_t size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
 
     void push_back(const T& v) {
-        if ((size_ & (chunk_size - 1)) == 0 && size_ != 0) {
-            chunks_.emplace_back();
-            chunks_.back().reserve(chunk_size);
-        } else if (chunks_.empty()) {
-            chunks_.emplace_back();
-        }
-        chunks_.back().push_back(v);
+        if (size_ == room_end_) [[unlikely]]
+            make_room();
+        last_[size_ & (chunk_size - 1)] = v;
         ++size_;
     }
 
-    T& operator[](std::size_t i) noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
-    const T& operator[](std::size_t i) const noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
+    T& operator[](std::size_t i) noexcept { return chunks_[i >> chunk_bits].data()[i & (chunk_size - 1)]; }
+    const T& operator[](std::size_t i) const noexcept { return chunks_[i >> chunk_bits].data()[i & (chunk_size - 1)]; }
 
     /// Releases the storage.
     void clear() noexcept {
         chunks_.clear();
-        size_ = 0;
+        forget();
     }
     /// Empties it but keeps the first chunk's storage, for the next recording
     /// of similar size (a streamed run's segments): no regrowth, no copies.
     void clear_keep_first() noexcept {
         if (chunks_.size() > 1) chunks_.resize(1);
-        if (!chunks_.empty()) chunks_.front().clear();
         size_ = 0;
+        if (chunks_.empty()) return forget();
+        chunks_.front().clear();
+        last_ = chunks_.front().data();
+        room_end_ = std::min(chunks_.front().capacity(), chunk_size);
     }
 
 private:
+    void forget() noexcept {
+        size_ = 0;
+        last_ = nullptr;
+        room_end_ = 0;
+    }
+    /// The last chunk is full to its capacity: it grows (the first chunk, by
+    /// doubling, up to chunk_size) or a new chunk of chunk_size starts.
+    void make_room() {
+        const std::size_t first_in_last = chunks_.empty() ? 0 : (chunks_.size() - 1) * chunk_size;
+        const std::size_t in_last = size_ - first_in_last;
+        if (chunks_.empty() || in_last == chunk_size) {
+            chunks_.emplace_back();
+            chunks_.back().reserve(chunks_.size() == 1 ? 16 : chunk_size);
+        } else {
+            big_vector<T>& c = chunks_.back();
+            c.resize(in_last);  // its count catches up (within its capacity), so growing keeps every element
+            c.reserve(std::min(chunk_size, 2 * c.capacity()));
+        }
+        const std::size_t base = (chunks_.size() - 1) * chunk_size;
+        last_ = chunks_.back().data();
+        room_end_ = base + std::min(chunks_.back().capacity(), chunk_size);
+    }
+
     std::vector<big_vector<T>> chunks_;
     std::size_t size_ = 0;
+    T* last_ = nullptr;         ///< the last chunk's storage
+    std::size_t room_end_ = 0;  ///< size_ at which the last chunk is full to its capacity
 };
 
 }  // namespace tandem::detail
