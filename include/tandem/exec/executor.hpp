@@ -23,6 +23,7 @@
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>
+#include <tandem/detail/owned_thread.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
 
@@ -90,7 +91,7 @@ public:
         for (std::uint32_t w = 0; w < n; ++w) {
             threads_.push_back(std::make_unique<thread>());
             thread& t = *threads_.back();
-            t.t = std::thread([&t] { t.loop(); });
+            t.t = tandem::detail::owned_thread([&t] { t.loop(); });
         }
     }
     workers(const workers&) = delete;
@@ -150,7 +151,7 @@ private:
     }
 
     struct thread {
-        std::thread t;
+        tandem::detail::owned_thread t;
         std::mutex m;
         std::condition_variable cv;
         std::deque<std::function<void()>> jobs;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tandem/circuit/builder.hpp>
+#include <tandem/detail/owned_thread.hpp>
 #include <tandem/error.hpp>
 
 #include <condition_variable>
@@ -107,7 +108,7 @@ private:
     stream_segment next_;
     bool pending_ = false, busy_ = false, stop_ = false;
     std::exception_ptr failure_;
-    std::thread thread_;  // last: started once everything above exists
+    owned_thread thread_;  // last: started once everything above exists
 };
 
 }  // namespace tandem::detail

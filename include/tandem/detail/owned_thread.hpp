@@ -1,0 +1,53 @@
+// tandem/detail/owned_thread.hpp — the threads tandem starts, counted.
+//
+// A session's worker threads and a pipelined stream's runner are
+// owned_threads: a std::thread that counts itself in `threads_running()`
+// from its start until it is joined. Every owner joins in its destructor, so
+// the count is 0 whenever no session or stream is alive; a value above 0 then
+// means an owner was never destroyed (a leak). The fault matrix
+// (tests/faults.cpp) checks exactly that after every injected failure:
+// counting the process's threads cannot tell a leaked thread from one of
+// oneTBB's, whose pool grows lazily (a second worker appeared mid-matrix
+// under ThreadSanitizer on a 2-core machine) and lives as long as the process.
+#pragma once
+
+#include <atomic>
+#include <thread>
+#include <utility>
+
+namespace tandem::detail {
+
+/// Threads tandem has started and not yet joined.
+inline std::atomic<int>& threads_running() noexcept {
+    static std::atomic<int> n{0};
+    return n;
+}
+
+/// A started, counted thread; join() must be called before destruction.
+class owned_thread {
+public:
+    owned_thread() noexcept = default;
+    template <class F>
+    explicit owned_thread(F&& f) {
+        threads_running().fetch_add(1, std::memory_order_relaxed);
+        try {
+            t_ = std::thread(std::forward<F>(f));
+        } catch (...) {
+            threads_running().fetch_sub(1, std::memory_order_relaxed);
+            throw;
+        }
+    }
+    owned_thread(owned_thread&&) noexcept = default;
+    owned_thread& operator=(owned_thread&&) noexcept = default;
+
+    void join() {
+        if (!t_.joinable()) return;
+        t_.join();
+        threads_running().fetch_sub(1, std::memory_order_release);
+    }
+
+private:
+    std::thread t_;
+};
+
+}  // namespace tandem::detail
