@@ -130,14 +130,7 @@ struct digest_runner final : tandem::detail::segment_runner {
     std::uint64_t gates = 0;
     std::uint64_t segments = 0;
     std::optional<std::vector<bool>> run(tandem::detail::stream_segment&& s) override {
-        tandem::detail::fingerprint_mixer m;
-        m.add(digest.hi);
-        m.add(digest.lo);
-        m.add(s.index);
-        tandem::detail::mix_circuit(m, s.data);
-        m.add(s.inputs.size());
-        for (const tandem::detail::stream_input_bit& in : s.inputs) m.add2(in.slot, static_cast<std::uint32_t>(in.owner));
-        digest = m.finish();
+        digest = tandem::detail::chain_segment_digest(digest, s);
         gates += s.data.gates.size();
         ++segments;
         if (!s.open) return std::nullopt;

@@ -81,36 +81,39 @@ TEST_CASE("circuit.gate_kinds_have_one_list") {
 }
 
 TEST_CASE("circuit.recording_storage_grows_moves_and_is_reused") {
-    // The recorder appends gate records into a chunked_vector (detail/big_vector.hpp):
-    // across chunk boundaries, after a move (the source empty and usable) and
-    // after clear_keep_first (a streamed run's next segment), every element
-    // reads back as written.
-    using detail::chunked_vector;
-    constexpr std::size_t chunk = chunked_vector<std::uint64_t>::chunk_size;
+    // The recorder appends gate records into a flat big_vector
+    // (detail/big_vector.hpp): through growth from the ordinary allocator
+    // into mapped blocks (mremap, or a cached block), after a move (the
+    // source empty and usable) and after clear() (a segment's next one
+    // records into the same storage, which keeps its capacity), every
+    // element reads back as written.
+    using detail::big_vector;
     const auto value = [](std::size_t i) { return i * 0x9e3779b97f4a7c15ull + 1; };
-    const auto holds = [&](const chunked_vector<std::uint64_t>& v, std::size_t n, std::size_t shift) {
+    const auto holds = [&](const big_vector<std::uint64_t>& v, std::size_t n, std::size_t shift) {
         if (v.size() != n) return false;
         for (std::size_t i = 0; i < n; ++i)
             if (v[i] != value(i + shift)) return false;
         return true;
     };
-    chunked_vector<std::uint64_t> v;
-    const std::size_t n = 2 * chunk + 12345;
+    big_vector<std::uint64_t> v;
+    const std::size_t n = (std::size_t{3} << 20) + 12345;  // 24 MiB: well past the mapped-block size
     for (std::size_t i = 0; i < n; ++i) v.push_back(value(i));
     CHECK(holds(v, n, 0));
-    chunked_vector<std::uint64_t> w = std::move(v);
+    big_vector<std::uint64_t> w = std::move(v);
     CHECK(holds(w, n, 0));
     CHECK(v.empty());  // NOLINT(bugprone-use-after-move): moved-from storage starts afresh
     for (std::size_t i = 0; i < 100; ++i) v.push_back(value(i + 7));
     CHECK(holds(v, 100, 7));
-    w.clear_keep_first();
-    CHECK(w.empty());
-    for (std::size_t i = 0; i < chunk + 5; ++i) w.push_back(value(i + 3));
-    CHECK(holds(w, chunk + 5, 3));
-    v = std::move(w);
-    CHECK(holds(v, chunk + 5, 3));
-    CHECK(w.empty());  // NOLINT(bugprone-use-after-move)
+    const std::size_t capacity = w.capacity();
     w.clear();
+    CHECK(w.empty());
+    CHECK(w.capacity() == capacity);
+    for (std::size_t i = 0; i < n + 5; ++i) w.push_back(value(i + 3));
+    CHECK(holds(w, n + 5, 3));
+    v = std::move(w);
+    CHECK(holds(v, n + 5, 3));
+    CHECK(w.empty());  // NOLINT(bugprone-use-after-move)
+    w.release();
     w.push_back(value(0));
     CHECK(holds(w, 1, 0));
 }

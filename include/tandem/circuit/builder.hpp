@@ -16,6 +16,7 @@
 #pragma once
 
 #include <tandem/circuit/circuit_data.hpp>
+#include <tandem/circuit/fingerprint.hpp>
 #include <tandem/detail/big_vector.hpp>
 #include <tandem/error.hpp>
 #include <tandem/party.hpp>
@@ -98,7 +99,9 @@ private:
     std::uint32_t count_ = 0;
 };
 
-/// A gate as recorded, before levelling: its output is wire first_gate_wire + index.
+/// A wire as recorded, before levelling: a gate (its output is the wire), or
+/// the constant or an input bit (level 0, no operands; only uses, readers and
+/// not_of are used).
 struct recorded_gate {
     std::uint32_t in0;  ///< wire id (never complemented, never constant)
     std::uint32_t in1;
@@ -136,14 +139,18 @@ struct recorded_region {
 
 /// Everything a builder has recorded; consumed by lay_out() (layout.hpp).
 /// Wire 0 is the constant false, wires 1..input_bits the input bits, and wire
-/// input_bits + 1 + g the output of gates[g].
+/// first_gate_wire() + g the output of gate g.
 struct recording {
     std::uint32_t input_bits = 0;
-    chunked_vector<recorded_gate> gates;
+    /// One record per wire, indexed by wire id (the constant and the inputs
+    /// first, then the gates in record order), flat: whatever a gate reads of
+    /// its operands — level, uses, readers — is one load away, with no test
+    /// of whether the operand is an input. One segment's wires (a streamed
+    /// run's or a compile's); the storage is kept for the next segment.
+    big_vector<recorded_gate> wires;
     std::vector<value_layout> inputs;
     std::vector<value_layout> outputs;
     std::vector<std::uint32_t> output_wires;  ///< wire ids, or output_false/output_true
-    std::vector<std::uint32_t> input_uses;    ///< uses of wire k, for k <= input_bits
     std::uint32_t max_level = 0;
     std::vector<recorded_region> regions;     ///< in record order (increasing level)
     /// A compile's segments: the slot each input bit already occupies (empty:
@@ -154,10 +161,11 @@ struct recording {
     bool deduplicated = false;
 
     std::uint32_t first_gate_wire() const noexcept { return input_bits + 1; }
+    std::size_t gate_count() const noexcept { return wires.size() - first_gate_wire(); }
+    /// The gates' records: gates()[g] is wire first_gate_wire() + g.
+    recorded_gate* gates() noexcept { return wires.data() + first_gate_wire(); }
     /// Readers of wire w (gates and outputs).
-    std::uint32_t& uses(std::uint32_t w) noexcept {
-        return w < first_gate_wire() ? input_uses[w] : gates[w - first_gate_wire()].uses;
-    }
+    std::uint32_t& uses(std::uint32_t w) noexcept { return wires[w].uses; }
 };
 
 /// The storage slots of a compile laid out by segments: one slot array for
@@ -202,6 +210,9 @@ struct stream_segment {
     std::uint64_t and_gates = 0;  ///< ANDs it runs (region instances included)
     std::uint32_t carried = 0;
     std::optional<reveal> open;
+    /// gate_sum::of(data.gates), where the lay-out computed it (a streamed
+    /// run's segments; session/stream.hpp's segment_digest computes it otherwise).
+    std::optional<gate_sum> gates_digest;
 };
 
 /// Where a streaming builder hands its segments, in order: the plaintext or
@@ -217,9 +228,7 @@ protected:
 class builder {
 public:
     builder() : serial_(next_serial()) {
-        input_not_.push_back(0);
-        input_readers_.push_back(0);
-        rec_.input_uses.push_back(0);
+        rec_.wires.push_back(recorded_gate{});  // the constant
         rec_.deduplicated = true;
     }
     /// A streaming builder (docs/DESIGN.md §11): once a segment holds `segment_ands`
@@ -252,14 +261,12 @@ public:
     /// Declares the next input value; returns the reference of its first bit.
     /// All inputs must be declared before the first gate.
     wire_ref add_input_value(party owner, std::uint32_t bits) {
-        if (!rec_.gates.empty() || region_)
+        if (rec_.gate_count() != 0 || region_)
             internal_error("inputs must be declared before any gate is recorded");
         const std::uint32_t first = rec_.input_bits;
         rec_.inputs.push_back({owner, first, bits});
         rec_.input_bits += bits;
-        input_not_.resize(1 + std::size_t{rec_.input_bits}, 0);
-        input_readers_.resize(1 + std::size_t{rec_.input_bits}, 0);
-        rec_.input_uses.resize(1 + std::size_t{rec_.input_bits}, 0);
+        rec_.wires.resize(1 + std::size_t{rec_.input_bits}, recorded_gate{});
         return wire_ref{(first + 1) << 1};
     }
 
@@ -305,7 +312,7 @@ public:
         }
     }
 
-    std::size_t gate_count() const noexcept { return rec_.gates.size(); }
+    std::size_t gate_count() const noexcept { return rec_.gate_count(); }
 
     // ---- Streaming (docs/DESIGN.md §11; dsl/stream.hpp is the user's side) ----
 
@@ -336,7 +343,7 @@ public:
     /// (a sorting network's layers) makes no value outside them, and would
     /// otherwise record as one segment. Cuts there if a cut is due.
     void safe_point() {
-        if (cut_pending_ && holds_ == 0 && !region_ && rec_.gates.size() >= min_cut_gates_) cut({}, std::nullopt);
+        if (cut_pending_ && holds_ == 0 && !region_ && rec_.gate_count() >= min_cut_gates_) cut({}, std::nullopt);
     }
 
     /// ANDs per segment of a compile laid out as it is recorded: the
@@ -349,7 +356,7 @@ public:
     /// many gates as the last cut found live wire references — a function
     /// holding a million input values then pays O(1) per gate for the walks.
     void record_compile() {
-        if (!streaming() || !rec_.gates.empty()) internal_error("record_compile() after the first gate");
+        if (!streaming() || rec_.gate_count() != 0) internal_error("record_compile() after the first gate");
         compile_ = true;
         rec_.input_slots.resize(rec_.input_bits);
         for (std::uint32_t k = 0; k < rec_.input_bits; ++k) rec_.input_slots[k] = k;
@@ -394,7 +401,7 @@ public:
         if (region_)
             throw usage_error("tandem: a streamed input was read inside a parallel region; read it before the region "
                               "and pass the values in");
-        if (!rec_.gates.empty()) cut({}, std::nullopt);
+        if (rec_.gate_count() != 0) cut({}, std::nullopt);
         const wire_ref first = add_input_value(owner, bits);
         for (std::uint32_t k = 0; k < bits; ++k)  // a streamed segment's wires sit in the slots their ids name
             pending_inputs_.push_back({first.id() + k, owner, values != nullptr ? values[k] : std::uint8_t{0}});
@@ -410,7 +417,7 @@ public:
         if (!streaming()) internal_error("cut() on a builder that does not stream");
         if (region_) internal_error("segment cut inside a parallel region");
         cut_pending_ = false;
-        const std::size_t n_wires = std::size_t{rec_.first_gate_wire()} + rec_.gates.size();
+        const std::size_t n_wires = rec_.wires.size();
         if (carry_of_.size() < n_wires) carry_of_.resize(n_wires, 0);  // all zero: reset after each walk
         std::vector<std::uint32_t> wires;
         std::size_t live_refs = 0;
@@ -441,18 +448,21 @@ public:
         pending_inputs_.clear();
         seg.carried = n_carried;
         seg.open = who;
-        seg.data = compile_ ? lay_out_segment(std::move(rec_), pool_, n_carried) : lay_out_streamed(std::move(rec_), n_carried);
+        if (compile_) {
+            seg.data = lay_out_segment(std::move(rec_), pool_, n_carried);
+        } else {
+            seg.gates_digest.emplace();
+            seg.data = lay_out_streamed(std::move(rec_), n_carried, *seg.gates_digest);
+        }
         seg.and_gates = executed_ands(seg.data);  // what runs: dead gates are gone
         // The next segment's inputs are the carried wires, where they are; it
         // records into the same gate storage (lay_out emptied it).
-        chunked_vector<recorded_gate> storage = std::move(rec_.gates);
+        big_vector<recorded_gate> storage = std::move(rec_.wires);
         rec_ = recording{};
-        rec_.gates = std::move(storage);
+        rec_.wires = std::move(storage);
         rec_.input_bits = n_carried;
         if (compile_) rec_.input_slots.assign(seg.data.output_slots.begin(), seg.data.output_slots.begin() + n_carried);
-        rec_.input_uses.assign(std::size_t{n_carried} + 1, 0);
-        input_not_.assign(std::size_t{n_carried} + 1, 0);
-        input_readers_.assign(std::size_t{n_carried} + 1, 0);
+        rec_.wires.assign(std::size_t{n_carried} + 1, recorded_gate{});
         twins_.clear();
         twin_count_ = 0;
         rec_.deduplicated = true;
@@ -524,7 +534,7 @@ public:
         if (region_) internal_error("nested parallel region");
         region_ = std::make_unique<open_region>();
         region_names_.push_back(std::move(name));
-        region_->base = rec_.first_gate_wire() + static_cast<std::uint32_t>(rec_.gates.size());
+        region_->base = static_cast<std::uint32_t>(rec_.wires.size());
     }
 
     void begin_instance() {
@@ -611,7 +621,7 @@ public:
             inst.first_output = next_wire_id();
             for (std::uint32_t j = 0; j < r->output_counts[i]; ++j) {
                 next_wire_id();  // checks the id space
-                rec_.gates.push_back({0, 0, level << 2 | recorded_gate::region_output, 0, 0, 0, 0, 0});
+                rec_.wires.push_back({0, 0, level << 2 | recorded_gate::region_output, 0, 0, 0, 0, 0});
             }
             for (const std::uint32_t w : inst.imports) add_use(w);
             for (std::uint32_t m = 0; m < r->returned_counts[i]; ++m, ++k) {
@@ -651,7 +661,7 @@ private:
 
     /// The id the next outer gate gets.
     std::uint32_t next_wire_id() const {
-        const std::size_t id = std::size_t{rec_.first_gate_wire()} + rec_.gates.size();
+        const std::size_t id = rec_.wires.size();
         if (id >= (std::size_t{1} << 31) - 1)
             throw usage_error("tandem::compile: the circuit exceeds 2^31 wires; split the computation");
         return static_cast<std::uint32_t>(id);
@@ -663,7 +673,7 @@ private:
             instance_recording& in = region_->inst;
             return w >= region_->base ? in.gate_not[w - region_->base] : in.import_not[import(w)];
         }
-        return w < rec_.first_gate_wire() ? input_not_[w] : rec_.gates[w - rec_.first_gate_wire()].not_of;
+        return rec_.wires[w].not_of;
     }
 
     /// Wire id carrying the value of r, adding (once per wire) a NOT gate if r is complemented.
@@ -705,9 +715,8 @@ private:
     /// w's uses just crossed short_list: its readers whose other operand is
     /// widely read too join the hash table. Touches no record's storage.
     [[gnu::noinline, gnu::cold]] void spread_readers(std::uint32_t w) {
-        const std::uint32_t first = rec_.first_gate_wire();
-        for (std::uint32_t r = w < first ? input_readers_[w] : rec_.gates[w - first].readers; r != 0;) {
-            const recorded_gate& z = rec_.gates[r - first];
+        for (std::uint32_t r = rec_.wires[w].readers; r != 0;) {
+            const recorded_gate& z = rec_.wires[r];
             if (rec_.uses(z.in0 == w ? z.in1 : z.in0) > short_list) twins_insert(r);
             r = z.in0 == w ? z.next0 : z.next1;
         }
@@ -721,12 +730,11 @@ private:
     /// The earlier gate kind(a, b) of the table, or 0.
     std::uint32_t twins_find(std::uint32_t kind, std::uint32_t a, std::uint32_t b) const noexcept {
         if (twins_.empty()) return 0;
-        const std::uint32_t first = rec_.first_gate_wire();
         const std::size_t mask = twins_.size() - 1;
         for (std::size_t i = twin_hash(kind, a, b) >> 32 & mask;; i = (i + 1) & mask) {
             const std::uint32_t r = twins_[i];
             if (r == 0) return 0;
-            const recorded_gate& z = rec_.gates[r - first];
+            const recorded_gate& z = rec_.wires[r];
             if ((z.level_kind & 3u) == kind && std::min(z.in0, z.in1) == std::min(a, b) && std::max(z.in0, z.in1) == std::max(a, b))
                 return r;
         }
@@ -741,7 +749,7 @@ private:
             for (const std::uint32_t e : old)
                 if (e != 0) twins_insert(e);
         }
-        const recorded_gate& z = rec_.gates[r - rec_.first_gate_wire()];
+        const recorded_gate& z = rec_.wires[r];
         const std::size_t mask = twins_.size() - 1;
         for (std::size_t i = twin_hash(z.level_kind & 3u, z.in0, z.in1) >> 32 & mask;; i = (i + 1) & mask) {
             if (twins_[i] == r) return;
@@ -759,28 +767,25 @@ private:
         if (in_instance()) return emit_in_instance(kind, x, y);
         constexpr bool is_and = !is_free(kind);  // garbled with a table: one level deeper
         // Each operand's record is looked up once, for its level, its use count and its readers.
-        const std::uint32_t first = rec_.first_gate_wire();
-        recorded_gate* const gx = x >= first ? &rec_.gates[x - first] : nullptr;
-        recorded_gate* const gy = y >= first ? &rec_.gates[y - first] : nullptr;
+        recorded_gate* const gx = &rec_.wires[x];
+        recorded_gate* const gy = &rec_.wires[y];
         if constexpr (input_count(kind) == 2) {
-            const std::uint32_t ux = gx != nullptr ? gx->uses : rec_.input_uses[x];
-            const std::uint32_t uy = gy != nullptr ? gy->uses : rec_.input_uses[y];
+            const std::uint32_t ux = gx->uses, uy = gy->uses;
             constexpr auto k = static_cast<std::uint32_t>(kind);
             if (std::min(ux, uy) > short_list) {
                 if (const std::uint32_t r = twins_find(k, x, y); r != 0) return r;
             } else {
                 const bool by_x = ux <= uy;
                 const std::uint32_t w = by_x ? x : y, other = by_x ? y : x;
-                const recorded_gate* const gw = by_x ? gx : gy;
-                for (std::uint32_t r = gw != nullptr ? gw->readers : input_readers_[w]; r != 0;) {
-                    const recorded_gate& z = rec_.gates[r - first];
+                for (std::uint32_t r = (by_x ? gx : gy)->readers; r != 0;) {
+                    const recorded_gate& z = rec_.wires[r];
                     const bool on_in0 = z.in0 == w;
                     if ((z.level_kind & 3u) == k && (on_in0 ? z.in1 : z.in0) == other) return r;
                     r = on_in0 ? z.next0 : z.next1;
                 }
             }
         }
-        std::uint32_t lvl = std::max(gx != nullptr ? gx->level() : 0u, gy != nullptr ? gy->level() : 0u) + (is_and ? 1u : 0u);
+        std::uint32_t lvl = std::max(gx->level(), gy->level()) + (is_and ? 1u : 0u);
         // Segments: no gate goes below the current segment's floor (see segment_ands).
         lvl = std::max(lvl, floor_ + (is_and ? 1u : 0u));
         if (is_and && ++segment_and_count_ == segment_ands_) {
@@ -792,18 +797,16 @@ private:
         if (lvl > recorded_gate::max_level)
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
         // Before the push, which may move the records (spread_readers does not).
-        std::uint32_t& ux = gx != nullptr ? gx->uses : rec_.input_uses[x];
-        if (++ux == short_list + 1) spread_readers(x);
+        if (++gx->uses == short_list + 1) spread_readers(x);
         std::uint32_t next0 = 0, next1 = 0;
         bool hashed = false;
         if constexpr (input_count(kind) == 2) {  // a NOT reads its operand once and is on no list
-            std::uint32_t& uy = gy != nullptr ? gy->uses : rec_.input_uses[y];
-            if (++uy == short_list + 1) spread_readers(y);
-            next0 = std::exchange(gx != nullptr ? gx->readers : input_readers_[x], id);
-            next1 = std::exchange(gy != nullptr ? gy->readers : input_readers_[y], id);
-            hashed = ux > short_list && uy > short_list;
+            if (++gy->uses == short_list + 1) spread_readers(y);
+            next0 = std::exchange(gx->readers, id);
+            next1 = std::exchange(gy->readers, id);
+            hashed = gx->uses > short_list && gy->uses > short_list;
         }
-        rec_.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, next0, next1});
+        rec_.wires.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, next0, next1});
         if (hashed) twins_insert(id);
         rec_.max_level = std::max(rec_.max_level, lvl);
         return id;
@@ -865,8 +868,9 @@ private:
     /// Lays out a compile's segment on the compile's pool of slots (layout.hpp),
     /// keeping the first `kept` outputs' slots.
     static circuit_data lay_out_segment(recording&& rec, slot_pool& pool, std::uint32_t kept);
-    /// Lays out a streamed run's segment in the slots its wire ids name (layout.hpp).
-    static circuit_data lay_out_streamed(recording&& rec, std::uint32_t kept);
+    /// Lays out a streamed run's segment in the slots its wire ids name
+    /// (layout.hpp), summing its gates' digest as it places them.
+    static circuit_data lay_out_streamed(recording&& rec, std::uint32_t kept, gate_sum& digest);
 
     // Levelling is ASAP within segments of `segment_ands` ANDs in record
     // order; each segment starts at the last level of the one before. Without
@@ -900,8 +904,6 @@ private:
 
     std::uint32_t serial_;
     recording rec_;
-    std::vector<std::uint32_t> input_not_;  ///< NOT gates of the constant and input wires
-    std::vector<std::uint32_t> input_readers_;  ///< reader lists of the constant and input wires (emit)
     std::vector<std::uint32_t> twins_;          ///< gates reading a widely read wire, by (kind, operands) (emit)
     std::size_t twin_count_ = 0;
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any

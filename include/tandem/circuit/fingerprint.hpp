@@ -47,27 +47,44 @@ private:
 }  // namespace detail
 
 namespace detail {
-/// The gates, the bulk of a circuit, in four independent lanes: one
-/// multiply chain per lane instead of one for all, so hashing runs at the
-/// multiplier's throughput, not its latency (streamed runs digest every
-/// segment, session/stream.hpp).
-inline void mix_gates(fingerprint_mixer& m, const big_vector<gate>& gates) {
-    std::uint64_t lane[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
-    const std::size_t n = gates.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        const gate& g = gates[i];
-        const std::uint64_t w = (std::uint64_t{g.in0} << 32 | g.in1) ^
-                                ((std::uint64_t{g.out} << 2 | static_cast<std::uint64_t>(g.kind)) * 0x9E3779B97F4A7C15ull);
-        std::uint64_t& a = lane[i & 3];
-        a = std::rotl((a ^ w) * 0xC2B2AE3D27D4EB4Full, 29);
+/// The digest of a gate array, the bulk of a circuit: the sum over
+/// positions p of a mix of (p, gates[p]), in two 64-bit lanes. Addition
+/// commutes, so a lay-out that writes the gates out of order — a streamed
+/// segment's scatter into levels (circuit/layout.hpp), once per segment —
+/// computes it in the loop that places them instead of a pass of its own;
+/// the position in every term keeps the digest sensitive to the order.
+/// Each term is a multiply–xorshift of the gate's fields and its position,
+/// and the lanes fold it differently (an xorshift, a rotation), so a change of
+/// any field or position changes the sums but with negligible probability:
+/// enough to catch accidents, which is all a fingerprint is for.
+struct gate_sum {
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+    void add(std::uint64_t position, const gate& g) noexcept {
+        // Operands and kind in one word, output and position in another
+        // (operands and slots are below 2^31 where gates are recorded).
+        const std::uint64_t u = std::uint64_t{g.in0} << 33 ^ std::uint64_t{g.in1} << 2 ^ static_cast<std::uint64_t>(g.kind);
+        const std::uint64_t v = std::uint64_t{g.out} << 32 ^ position;
+        const std::uint64_t t = (u ^ v * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+        a += t ^ (t >> 29);
+        b += std::rotl(t, 32) ^ v;
     }
-    m.add(n);
-    for (const std::uint64_t a : lane) m.add(a);
-}
+    static gate_sum of(const big_vector<gate>& gates) noexcept {
+        gate_sum s;
+        for (std::size_t p = 0; p < gates.size(); ++p) s.add(p, gates[p]);
+        return s;
+    }
+    friend bool operator==(const gate_sum&, const gate_sum&) = default;
+};
 
-inline void mix_circuit(fingerprint_mixer& m, const circuit_data& c) {
+/// Mixes every part of c into m; `gates`, where given, is gate_sum::of(c.gates),
+/// computed where the gates were laid out.
+inline void mix_circuit(fingerprint_mixer& m, const circuit_data& c, const gate_sum* gates = nullptr) {
     m.add2(c.input_bits, c.slot_count);
-    mix_gates(m, c.gates);
+    const gate_sum g = gates != nullptr ? *gates : gate_sum::of(c.gates);
+    m.add(c.gates.size());
+    m.add(g.a);
+    m.add(g.b);
     m.add(c.levels.size());
     for (const level_range& l : c.levels) m.add2(l.and_begin, l.xor_begin), m.add(l.end);
     m.add(c.steps.size());
@@ -94,7 +111,7 @@ inline void mix_circuit(fingerprint_mixer& m, const circuit_data& c) {
 /// The fingerprint of c's structure (see the top of this header).
 inline circuit_fingerprint compute_fingerprint(const circuit_data& c) {
     detail::fingerprint_mixer m;
-    m.add(0x74616e64656d3033ull);  // "tandem03": changes if the encoding below changes
+    m.add(0x74616e64656d3034ull);  // "tandem04": changes if the encoding below changes
     detail::mix_circuit(m, c);
     return m.finish();
 }

@@ -25,6 +25,7 @@
 
 #include <tandem/circuit/builder.hpp>
 #include <tandem/circuit/circuit_data.hpp>
+#include <tandem/circuit/fingerprint.hpp>
 #include <tandem/detail/big_vector.hpp>
 
 #include <algorithm>
@@ -76,8 +77,8 @@ inline std::size_t bucket_of(const recorded_gate& x) noexcept {
 /// small, and shared by their instances).
 /// Returns the number of gates merged.
 inline std::uint64_t merge_common_subexpressions(recording& rec, std::uint32_t kept) {
-    chunked_vector<recorded_gate>& gates = rec.gates;
-    const std::size_t n_gates = gates.size();
+    recorded_gate* const gates = rec.gates();
+    const std::size_t n_gates = rec.gate_count();
     const std::uint32_t first = rec.first_gate_wire();
     if (n_gates < 2) return 0;
     // merged_bit: one bit per gate, set where not_of names another wire.
@@ -204,17 +205,28 @@ inline void sort_slots(std::vector<std::uint32_t>& s, std::vector<std::uint32_t>
 /// into their buckets in record order. Every wire keeps its id as its slot
 /// (stream_segment, circuit/builder.hpp), so operands, outputs and region
 /// wire maps need no renaming, and a level's ANDs, placed in record order,
-/// write increasing slots (sort_slots' purpose, for free).
-inline void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_start, circuit_data& out) {
+/// write increasing slots (sort_slots' purpose, for free). The gates'
+/// digest (fingerprint.hpp, gate_sum) is summed as they are placed.
+inline void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_start, circuit_data& out,
+                          gate_sum& digest) {
     const std::uint32_t first = rec.first_gate_wire();
-    const chunked_vector<recorded_gate>& gates = rec.gates;
-    const std::size_t n_gates = gates.size();
+    const recorded_gate* const gates = rec.gates();
+    const std::size_t n_gates = rec.gate_count();
     std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
+    // Locals, so that the compiler keeps them in registers: the stores into
+    // the gates could alias any of them.
+    gate_sum sum;
+    gate* const placed = out.gates.data();
+    std::uint32_t* const next_of = next.data();
     for (std::size_t g = 0; g < n_gates; ++g) {
         const recorded_gate& x = gates[g];
         if (x.uses == 0 || x.is_region_output()) continue;  // dead, or written by a region instance
-        out.gates[next[bucket_of(x)]++] = gate{x.in0, x.in1, first + static_cast<std::uint32_t>(g), x.kind()};
+        const std::uint32_t p = next_of[bucket_of(x)]++;
+        const gate y{x.in0, x.in1, first + static_cast<std::uint32_t>(g), x.kind()};
+        placed[p] = y;
+        sum.add(p, y);
     }
+    digest = sum;
     out.output_slots = std::move(rec.output_wires);
     out.regions.resize(rec.regions.size());
     for (std::size_t k = 0; k < rec.regions.size(); ++k) {
@@ -226,7 +238,7 @@ inline void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& buck
             const auto n_outputs = static_cast<std::uint32_t>(rr.bodies[i.body].output_slots.size());
             for (std::uint32_t j = 0; j < n_outputs; ++j) {
                 const std::uint32_t w = i.first_output + j;
-                rd.wire_map.push_back(gates[w - first].uses != 0 ? w : unused_slot);
+                rd.wire_map.push_back(rec.wires[w].uses != 0 ? w : unused_slot);
             }
         }
         rd.name = std::move(rr.name);
@@ -247,11 +259,13 @@ inline void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& buck
 /// reference-counting pass, the pool and the sort of slots. A compile keeps
 /// pass 3: its slot count is the stored circuit's working set for every later
 /// run. The first `kept` outputs (carried wires) are never merged.
-inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_id = false, std::uint32_t kept = 0) {
+/// `digest`, where given (by_id only), receives gate_sum::of(out.gates).
+inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_id = false, std::uint32_t kept = 0,
+                            gate_sum* digest = nullptr) {
     const std::uint32_t n_in = rec.input_bits;
     const std::uint32_t first = rec.first_gate_wire();
-    const std::size_t n_gates = rec.gates.size();
-    chunked_vector<recorded_gate>& gates = rec.gates;
+    const std::size_t n_gates = rec.gate_count();
+    recorded_gate* const gates = rec.gates();
     const auto is_wire = [](std::uint32_t w) { return w != output_false && w != output_true; };
 
     // 0. Common subexpressions merged (their duplicates left unread for pass
@@ -286,10 +300,11 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_
     circuit_data out;
     out.gates.resize(n_live);
     if (by_id) {
-        lay_out_by_id(rec, bucket_start, out);
+        gate_sum own;
+        lay_out_by_id(rec, bucket_start, out, digest != nullptr ? *digest : own);
     } else {
         ns.resize(std::size_t{n_in} + n_live + n_region_outputs);
-        for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.input_uses[k + 1], pool ? rec.input_slots[k] : k};
+        for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.wires[k + 1].uses, pool ? rec.input_slots[k] : k};
         // The node of each placed gate goes into its (now unused) not_of field.
         std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
         const auto node = [&](std::uint32_t w) { return w >= first ? gates[w - first].not_of : w - 1; };
@@ -315,8 +330,8 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_
                 i.first_output = node(i.first_output);
             }
     }
-    if (pool != nullptr || by_id) gates.clear_keep_first();  // the next segment records into the same storage
-    else gates.clear();                                      // free the recording before the next allocation
+    if (pool != nullptr || by_id) rec.wires.clear();  // the next segment records into the same storage
+    else rec.wires.release();                         // free the recording before the next allocation
 
     // Steps: runs of levels with gates, cut by the levels regions occupy.
     std::size_t next_region = 0;
@@ -507,16 +522,16 @@ inline circuit_data builder::lay_out_body(const std::vector<std::uint32_t>& key,
     recording r;
     r.input_bits = static_cast<std::uint32_t>(imports);
     r.inputs.push_back({party::alice, 0, r.input_bits});
-    r.input_uses.assign(std::size_t{r.input_bits} + 1, 0);
+    r.wires.assign(std::size_t{r.input_bits} + 1, recorded_gate{});
     const std::uint32_t first = r.first_gate_wire();
     const std::size_t n_gates = (key.size() - 1 - outputs.size()) / 3;  // key: gates, import count, outputs
     const auto wire = [&](std::uint32_t code) { return code & 1u ? (code >> 1) + 1 : first + (code >> 1); };
-    const auto level = [&](std::uint32_t w) { return w < first ? 0u : r.gates[w - first].level(); };
+    const auto level = [&](std::uint32_t w) { return r.wires[w].level(); };
     for (std::size_t g = 0; g < n_gates; ++g) {
         const auto kind = static_cast<gate_kind>(key[3 * g]);
         const std::uint32_t x = wire(key[3 * g + 1]), y = wire(key[3 * g + 2]);
         const std::uint32_t lvl = std::max(level(x), level(y)) + (is_free(kind) ? 0u : 1u);
-        r.gates.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, 0, 0});
+        r.wires.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, 0, 0});
         ++r.uses(x);
         if (y != x) ++r.uses(y);
         r.max_level = std::max(r.max_level, lvl);
@@ -533,8 +548,8 @@ inline circuit_data builder::lay_out_segment(recording&& rec, slot_pool& pool, s
     return lay_out(std::move(rec), &pool, false, kept);
 }
 
-inline circuit_data builder::lay_out_streamed(recording&& rec, std::uint32_t kept) {
-    return lay_out(std::move(rec), nullptr, true, kept);
+inline circuit_data builder::lay_out_streamed(recording&& rec, std::uint32_t kept, gate_sum& digest) {
+    return lay_out(std::move(rec), nullptr, true, kept, &digest);
 }
 
 }  // namespace tandem::detail

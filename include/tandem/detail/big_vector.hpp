@@ -2,9 +2,10 @@
 //
 // A circuit of 10^7 gates touches hundreds of MiB once. Two costs dominate a
 // naive std::vector there, and both are paid by the kernel, not by tandem:
-//  * page faults — blocks of 1 MiB and more are therefore mapped directly and
-//    marked for transparent huge pages (madvise(MADV_HUGEPAGE), honoured when
-//    the kernel's THP mode is "madvise" or "always"), 512× fewer faults;
+//  * page faults — blocks of 1 MiB and more are therefore mapped directly,
+//    and those of 8 MiB and more marked for transparent huge pages
+//    (madvise(MADV_HUGEPAGE), honoured when the kernel's THP mode is
+//    "madvise" or "always"), 512× fewer faults;
 //  * zeroing fresh pages — freed blocks are therefore kept in a small
 //    process-wide cache (at most block_cache::capacity bytes, reused by the
 //    next allocation of the same size), so a program that compiles many
@@ -73,6 +74,21 @@ public:
         blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(best));
         return p;
     }
+    /// Unmaps the oldest blocks until at least `bytes` are gone (or none is
+    /// left): an array growing in place into fresh pages takes its new
+    /// memory from the cache's share, so the two together hold no more than
+    /// before (a recording of 10^7 gates grew past cached blocks it could
+    /// not use, 48 MiB of them).
+    void release(std::size_t bytes) noexcept {
+        std::lock_guard lock(mutex_);
+        std::size_t freed = 0;
+        while (freed < bytes && !blocks_.empty()) {
+            munmap(blocks_.front().p, blocks_.front().bytes);
+            freed += blocks_.front().bytes;
+            held_ -= blocks_.front().bytes;
+            blocks_.erase(blocks_.begin());
+        }
+    }
     /// Keeps the block, or unmaps it (and older blocks) to stay under capacity.
     void give(void* p, std::size_t bytes) noexcept {
         std::lock_guard lock(mutex_);
@@ -110,6 +126,21 @@ template <class T>
 struct big_allocator {
     using value_type = T;
     static constexpr std::size_t mapped_from = std::size_t{1} << 20;
+    /// Blocks from this size on are marked for huge pages. Below it a block
+    /// has at most 2048 small pages (within the second-level TLB of Zen 3 and
+    /// recent Intel cores) and faults a few thousand times at most, while a
+    /// block touched in part would be resident in whole 2 MiB pages: a
+    /// streamed segment's recording (2.9 MiB touched of a 4 MiB block, reused
+    /// segment after segment) cost 4 MiB where 2.9 suffice.
+    static constexpr std::size_t huge_pages_from = std::size_t{8} << 20;
+    /// A hint to the kernel (failure only costs speed).
+    static void advise(void* p, std::size_t bytes) noexcept {
+#if defined(__linux__)
+        if (bytes >= huge_pages_from) madvise(p, bytes, MADV_HUGEPAGE);
+#else
+        (void)p, (void)bytes;
+#endif
+    }
 
     big_allocator() noexcept = default;
     template <class U>
@@ -130,7 +161,7 @@ struct big_allocator {
             if (void* p = block_cache::instance().take(bytes)) return static_cast<T*>(p);
             void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (p == MAP_FAILED) throw std::bad_alloc();
-            madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+            advise(p, bytes);
             return static_cast<T*>(p);
         }
 #endif
@@ -240,8 +271,11 @@ public:
         n_ = 0;
         resize(n, v);
     }
+    /// One compare and a store while there is room: the recorder appends
+    /// every gate it records this way (circuit/builder.hpp).
     void push_back(const T& v) {
-        if (n_ == cap_) grow_to(std::max<std::size_t>(16, 2 * cap_));
+        if (n_ == cap_) [[unlikely]]
+            grow_to(std::max<std::size_t>(16, 2 * cap_));
         p_[n_++] = v;
     }
     /// Appends [first, last) (not from this vector).
@@ -259,7 +293,7 @@ public:
     }
 
 private:
-    void grow_to(std::size_t cap) {
+    [[gnu::noinline]] void grow_to(std::size_t cap) {
         using alloc = big_allocator<T>;
         if (cap > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
 #if defined(__linux__) && defined(MREMAP_MAYMOVE)
@@ -281,9 +315,10 @@ private:
             }
         }
         if (p_ != nullptr && from >= alloc::mapped_from && to > from) {
+            block_cache::instance().release(to - from);
             void* q = mremap(p_, from, to, MREMAP_MAYMOVE);
             if (q == MAP_FAILED) throw std::bad_alloc();
-            madvise(q, to, MADV_HUGEPAGE);  // a hint, as in allocate()
+            alloc::advise(q, to);
             p_ = static_cast<T*>(q);
             cap_ = cap;
             return;
@@ -303,93 +338,3 @@ private:
 
 }  // namespace tandem::detail
 
-namespace tandem::detail {
-
-/// An append-only array in chunks of 2^20 elements: growing it never copies
-/// or re-faults what is already stored (a recording of 10^7 gates would
-/// otherwise be copied on every doubling). The first chunk grows like a
-/// vector, so small recordings stay small. push_back is the recorder's
-/// per-gate append: one compare and a store while the last chunk has room
-/// (`room_end_`); the chunks' own counts catch up only when it has none.
-template <class T>
-class chunked_vector {
-    static_assert(std::is_trivially_copyable_v<T>, "elements are written into reserved storage");
-
-public:
-    static constexpr std::size_t chunk_bits = 20;
-    static constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
-
-    chunked_vector() = default;
-    chunked_vector(chunked_vector&& o) noexcept
-        : chunks_(std::move(o.chunks_)), size_(o.size_), last_(o.last_), room_end_(o.room_end_) {
-        o.forget();
-    }
-    chunked_vector& operator=(chunked_vector&& o) noexcept {
-        chunks_ = std::move(o.chunks_);
-        size_ = o.size_, last_ = o.last_, room_end_ = o.room_end_;
-        o.forget();
-        return *this;
-    }
-    chunked_vector(const chunked_vector&) = delete;
-    chunked_vector& operator=(const chunked_vector&) = delete;
-
-    std::size_t size() const noexcept { return size_; }
-    bool empty() const noexcept { return size_ == 0; }
-
-    void push_back(const T& v) {
-        if (size_ == room_end_) [[unlikely]]
-            make_room();
-        last_[size_ & (chunk_size - 1)] = v;
-        ++size_;
-    }
-
-    T& operator[](std::size_t i) noexcept { return chunks_[i >> chunk_bits].data()[i & (chunk_size - 1)]; }
-    const T& operator[](std::size_t i) const noexcept { return chunks_[i >> chunk_bits].data()[i & (chunk_size - 1)]; }
-
-    /// Releases the storage.
-    void clear() noexcept {
-        chunks_.clear();
-        forget();
-    }
-    /// Empties it but keeps the first chunk's storage, for the next recording
-    /// of similar size (a streamed run's segments): no regrowth, no copies.
-    void clear_keep_first() noexcept {
-        if (chunks_.size() > 1) chunks_.resize(1);
-        size_ = 0;
-        if (chunks_.empty()) return forget();
-        chunks_.front().clear();
-        last_ = chunks_.front().data();
-        room_end_ = std::min(chunks_.front().capacity(), chunk_size);
-    }
-
-private:
-    void forget() noexcept {
-        size_ = 0;
-        last_ = nullptr;
-        room_end_ = 0;
-    }
-    /// The last chunk is full to its capacity: it grows (the first chunk, by
-    /// doubling, up to chunk_size) or a new chunk of chunk_size starts.
-    void make_room() {
-        const std::size_t first_in_last = chunks_.empty() ? 0 : (chunks_.size() - 1) * chunk_size;
-        const std::size_t in_last = size_ - first_in_last;
-        if (chunks_.empty() || in_last == chunk_size) {
-            chunks_.emplace_back();
-            chunks_.back().reserve(chunks_.size() == 1 ? 16 : chunk_size);
-        } else {
-            big_vector<T>& c = chunks_.back();
-            c.resize(in_last);  // its count catches up (within its capacity), so growing keeps every element
-            c.reserve(std::min(chunk_size, 2 * c.capacity()));
-        }
-        const std::size_t base = (chunks_.size() - 1) * chunk_size;
-        last_ = chunks_.back().data();
-        room_end_ = base + std::min(chunks_.back().capacity(), chunk_size);
-    }
-
-    std::vector<big_vector<T>> chunks_;
-    std::size_t size_ = 0;
-    T* last_ = nullptr;         ///< the last chunk's storage
-    std::size_t room_end_ = 0;  ///< size_ at which the last chunk is full to its capacity
-};
-
-}  // namespace tandem::detail

@@ -113,6 +113,6 @@ struct run_stats {
 };
 
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 4;
+inline constexpr std::uint32_t protocol_version = 5;
 
 }  // namespace tandem

@@ -135,6 +135,21 @@ struct stream_run_header {
     }
 };
 
+/// The digest of a streamed run's segments so far: `previous` (that of the
+/// segments before s) chained with s's number, structure, inputs and open.
+/// The gates' part is the one the lay-out summed (stream_segment::gates_digest).
+inline circuit_fingerprint chain_segment_digest(const circuit_fingerprint& previous, const stream_segment& s) {
+    fingerprint_mixer m;
+    m.add(previous.hi);
+    m.add(previous.lo);
+    m.add(s.index);
+    mix_circuit(m, s.data, s.gates_digest ? &*s.gates_digest : nullptr);
+    m.add(s.inputs.size());
+    for (const stream_input_bit& in : s.inputs) m.add2(in.slot, static_cast<std::uint32_t>(in.owner));
+    m.add(s.open ? 1 + static_cast<std::uint64_t>(*s.open) : 0);
+    return m.finish();
+}
+
 /// This party's segment runner of a streamed run: each segment as it is cut
 /// goes through the session's engine (session/engine.hpp); the runner keeps
 /// the digest chain, the two label arrays and the counts.
@@ -197,15 +212,7 @@ public:
 private:
     /// This party's header of s, chaining its digest.
     segment_header header_of(const stream_segment& s) {
-        fingerprint_mixer m;
-        m.add(digest_.hi);
-        m.add(digest_.lo);
-        m.add(s.index);
-        mix_circuit(m, s.data);
-        m.add(s.inputs.size());
-        for (const stream_input_bit& in : s.inputs) m.add2(in.slot, static_cast<std::uint32_t>(in.owner));
-        m.add(s.open ? 1 + static_cast<std::uint64_t>(*s.open) : 0);
-        digest_ = m.finish();
+        digest_ = chain_segment_digest(digest_, s);
         segment_header h;
         h.index = s.index;
         h.digest_hi = digest_.hi;
