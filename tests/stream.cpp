@@ -116,6 +116,66 @@ TEST_CASE("stream.plain_equals_compiled_and_cpp") {
     }
 }
 
+TEST_CASE("stream.dead_gates_are_dropped_from_each_segment") {
+    // A segment whose gates are all read takes the builder's bucket counts and
+    // skips lay-out's dead-gate pass; one with unread gates (a product nothing
+    // reads) goes through it (circuit/layout.hpp, pass 1). Either way, what runs
+    // is what the compiled function runs, and the answer is right.
+    constexpr std::size_t n = 24;
+    const auto body = [](const auto& a, const auto& b, bool waste) {
+        u<16> acc = 7;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (waste) {
+                const u<16> unused = a[i] * b[i];  // read by nothing
+                (void)unused;
+            }
+            acc = acc + (a[i] ^ b[i]);
+        }
+        return acc;
+    };
+    const std::uint64_t product_ands =
+        tandem::compile([](u<16> x, u<16> y) { return x * y; }, tandem::input<party::alice, u<16>>,
+                        tandem::input<party::bob, u<16>>)
+            .stats()
+            .and_gates;
+    std::uint64_t adders_only = 0;
+    for (const bool waste : {false, true}) {
+        INFO("with an unread product per step: " << waste);
+        const auto compiled = tandem::compile(
+            [&](const std::array<u<16>, n>& a, const std::array<u<16>, n>& b) { return body(a, b, waste); },
+            tandem::input<party::alice, std::array<u<16>, n>>, tandem::input<party::bob, std::array<u<16>, n>>);
+        // The adders only, with or without the products (n * 15, less what
+        // folds in the first one, which adds to the constant 7).
+        if (!waste) adders_only = compiled.stats().and_gates;
+        CHECK(compiled.stats().and_gates == adders_only);
+        CHECK(adders_only > n * 14);
+        auto streamed = tandem::stream(
+            [&](const tandem::sequence<u<16>>& a, const tandem::sequence<u<16>>& b) { return body(a, b, waste); },
+            tandem::sequence_input<party::alice, u<16>>(n), tandem::sequence_input<party::bob, u<16>>(n));
+        std::mt19937_64 rng(20261127);
+        std::array<std::uint16_t, n> a{}, b{};
+        std::uint16_t expected = 7;
+        for (std::size_t i = 0; i < n; ++i) {
+            a[i] = static_cast<std::uint16_t>(rng());
+            b[i] = static_cast<std::uint16_t>(rng());
+            expected = static_cast<std::uint16_t>(expected + (a[i] ^ b[i]));
+        }
+        for (const std::uint64_t k : {std::uint64_t{1} << 20, std::uint64_t{300}}) {
+            INFO("segment_ands " << k);
+            streamed.segment_ands = k;
+            CHECK(streamed.eval_plain(a, b) == expected);
+            // One segment: exactly the compiled ANDs. Small segments: a product
+            // alive at a cut runs in its segment (it dies in a later one).
+            if (k > 1000) {
+                CHECK(streamed.last_run().and_gates == compiled.stats().and_gates);
+            } else {
+                CHECK(streamed.last_run().and_gates >= compiled.stats().and_gates);
+                CHECK(streamed.last_run().and_gates <= compiled.stats().and_gates + (waste ? n * product_ands : 0));
+            }
+        }
+    }
+}
+
 TEST_CASE("stream.inputs_from_containers_spans_and_generators") {
     auto fn = mix_stream(10);
     std::vector<std::uint16_t> a(10), b(10);

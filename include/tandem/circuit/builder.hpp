@@ -159,6 +159,14 @@ struct recording {
     /// Set by a builder, which merges common subexpressions as it records
     /// (builder::emit): lay-out's own merging pass is then skipped.
     bool deduplicated = false;
+    /// Kept by a builder as it records: the gates of each bucket 2·level +
+    /// (kind is free) (possibly longer than the levels used), and, once the
+    /// recording is closed (builder::close_recording), how many gates nobody
+    /// reads (unknown: unread_unknown). With none, lay-out takes the counts
+    /// and skips its dead-gate pass (layout.hpp, pass 1).
+    std::vector<std::uint32_t> bucket_counts;
+    static constexpr std::uint32_t unread_unknown = ~0u;
+    std::uint32_t unread_gates = unread_unknown;
 
     std::uint32_t first_gate_wire() const noexcept { return input_bits + 1; }
     std::size_t gate_count() const noexcept { return wires.size() - first_gate_wire(); }
@@ -229,6 +237,7 @@ class builder {
 public:
     builder() : serial_(next_serial()) {
         rec_.wires.push_back(recorded_gate{});  // the constant
+        rec_.bucket_counts.assign(64, 0);        // levels 0..31 (raise_max_level grows them)
         rec_.deduplicated = true;
     }
     /// A streaming builder (docs/DESIGN.md §11): once a segment holds `segment_ands`
@@ -267,6 +276,7 @@ public:
         rec_.inputs.push_back({owner, first, bits});
         rec_.input_bits += bits;
         rec_.wires.resize(1 + std::size_t{rec_.input_bits}, recorded_gate{});
+        unread_ += bits;
         return wire_ref{(first + 1) << 1};
     }
 
@@ -367,6 +377,7 @@ public:
     /// values declared with add_output_value (nothing is carried).
     circuit_data finish_compile() {
         if (!compile_ || region_) internal_error("finish_compile() on a builder that does not compile by segments");
+        close_recording();
         return lay_out_segment(std::move(rec_), pool_, 0);
     }
 
@@ -442,6 +453,7 @@ public:
         for (const std::uint32_t w : wires) add_use(w);
         rec_.output_wires = std::move(wires);
         if (who) add_output_value(opened.data(), static_cast<std::uint32_t>(opened.size()));
+        close_recording();
         stream_segment seg;
         seg.index = segments_++;
         seg.inputs = std::move(pending_inputs_);
@@ -458,11 +470,15 @@ public:
         // The next segment's inputs are the carried wires, where they are; it
         // records into the same gate storage (lay_out emptied it).
         big_vector<recorded_gate> storage = std::move(rec_.wires);
+        std::vector<std::uint32_t> counts = std::move(rec_.bucket_counts);
         rec_ = recording{};
         rec_.wires = std::move(storage);
+        rec_.bucket_counts = std::move(counts);
+        std::fill(rec_.bucket_counts.begin(), rec_.bucket_counts.end(), 0u);
         rec_.input_bits = n_carried;
         if (compile_) rec_.input_slots.assign(seg.data.output_slots.begin(), seg.data.output_slots.begin() + n_carried);
         rec_.wires.assign(std::size_t{n_carried} + 1, recorded_gate{});
+        unread_ = n_carried;
         twins_.clear();
         twin_count_ = 0;
         rec_.deduplicated = true;
@@ -492,7 +508,10 @@ public:
     std::uint64_t segments() const noexcept { return segments_; }
 
     /// Hands over what was recorded; the builder is empty afterwards.
-    recording take() && { return std::move(rec_); }
+    recording take() && {
+        close_recording();
+        return std::move(rec_);
+    }
 
     // ---- Parallel regions (docs/DESIGN.md §3; dsl/parallel.hpp is the user's side) ----
     //
@@ -622,6 +641,7 @@ public:
             for (std::uint32_t j = 0; j < r->output_counts[i]; ++j) {
                 next_wire_id();  // checks the id space
                 rec_.wires.push_back({0, 0, level << 2 | recorded_gate::region_output, 0, 0, 0, 0, 0});
+                ++unread_;
             }
             for (const std::uint32_t w : inst.imports) add_use(w);
             for (std::uint32_t m = 0; m < r->returned_counts[i]; ++m, ++k) {
@@ -644,7 +664,7 @@ public:
         r->rec.name = region_names_.back();
         r->rec.level = level;
         rec_.regions.push_back(std::move(r->rec));
-        rec_.max_level = level;
+        raise_max_level(level);
         floor_ = level + 1;
         segment_and_count_ = 0;
         return out;
@@ -676,9 +696,14 @@ private:
         return rec_.wires[w].not_of;
     }
 
-    /// Wire id carrying the value of r, adding (once per wire) a NOT gate if r is complemented.
-    std::uint32_t materialize(wire_ref r) {
+    /// Wire id carrying the value of r, adding (once per wire) a NOT gate if r
+    /// is complemented. Every AND asks twice, and most operands are not
+    /// complemented: that case is inlined into the caller.
+    [[gnu::always_inline]] std::uint32_t materialize(wire_ref r) {
         if (!r.negated()) return r.id();
+        return materialize_complement(r);
+    }
+    [[gnu::noinline]] std::uint32_t materialize_complement(wire_ref r) {
         const std::uint32_t id = r.id();
         if (not_of(id) == 0) {
             const std::uint32_t n = emit<gate_kind::not_gate>(id, id);
@@ -709,7 +734,27 @@ private:
 
     /// One more use of w (uses counted elsewhere must come here too).
     void add_use(std::uint32_t w) {
-        if (++rec_.uses(w) == short_list + 1) spread_readers(w);
+        const std::uint32_t u = ++rec_.uses(w);
+        unread_ -= u == 1 ? 1u : 0u;
+        if (u == short_list + 1) spread_readers(w);
+    }
+
+    /// A gate or region at level `level` above the recording's highest: the
+    /// bucket counts grow with it (emit counts without checking bounds).
+    [[gnu::noinline]] void raise_max_level(std::uint32_t level) {
+        rec_.max_level = level;
+        const std::size_t need = 2 * (std::size_t{level} + 1);
+        if (rec_.bucket_counts.size() < need) rec_.bucket_counts.resize(std::max<std::size_t>(64, 2 * need), 0u);
+    }
+
+    /// Before lay-out: how many of the recording's gates nobody reads (the
+    /// wires unread, less the inputs unread). Dead gates are found this way
+    /// in O(inputs) per cut; only where there are some (or regions, whose
+    /// outputs are wires but not gates) does lay-out walk the gates for them.
+    void close_recording() {
+        std::uint32_t unread_inputs = 0;
+        for (std::uint32_t w = 1; w <= rec_.input_bits; ++w) unread_inputs += rec_.wires[w].uses == 0 ? 1u : 0u;
+        rec_.unread_gates = rec_.regions.empty() ? unread_ - unread_inputs : recording::unread_unknown;
     }
 
     /// w's uses just crossed short_list: its readers whose other operand is
@@ -797,18 +842,26 @@ private:
         if (lvl > recorded_gate::max_level)
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
         // Before the push, which may move the records (spread_readers does not).
-        if (++gx->uses == short_list + 1) spread_readers(x);
+        // The new gate is unread; an operand read for the first time no longer is.
+        const std::uint32_t ux = ++gx->uses;
+        std::uint32_t first_reads = ux == 1 ? 1u : 0u;
+        if (ux == short_list + 1) spread_readers(x);
         std::uint32_t next0 = 0, next1 = 0;
         bool hashed = false;
         if constexpr (input_count(kind) == 2) {  // a NOT reads its operand once and is on no list
-            if (++gy->uses == short_list + 1) spread_readers(y);
+            const std::uint32_t uy = ++gy->uses;
+            first_reads += uy == 1 ? 1u : 0u;
+            if (uy == short_list + 1) spread_readers(y);
             next0 = std::exchange(gx->readers, id);
             next1 = std::exchange(gy->readers, id);
             hashed = gx->uses > short_list && gy->uses > short_list;
         }
         rec_.wires.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, next0, next1});
         if (hashed) twins_insert(id);
-        rec_.max_level = std::max(rec_.max_level, lvl);
+        unread_ += 1 - first_reads;  // the new gate is unread; operands read for the first time no longer are
+        if (lvl > rec_.max_level) [[unlikely]]
+            raise_max_level(lvl);
+        ++rec_.bucket_counts[2 * std::size_t{lvl} + (is_and ? 0 : 1)];
         return id;
     }
 
@@ -906,6 +959,7 @@ private:
     recording rec_;
     std::vector<std::uint32_t> twins_;          ///< gates reading a widely read wire, by (kind, operands) (emit)
     std::size_t twin_count_ = 0;
+    std::uint32_t unread_ = 0;  ///< wires of the recording nobody reads yet, the constant aside (close_recording)
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
     std::vector<std::string> region_names_;  ///< every region begun, recorded or not (for messages)
     std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region_names_ index

@@ -5,7 +5,9 @@
 //  1. backwards, in record order: dead-gate removal — a gate nobody reads
 //     (use count 0) is dropped and stops using its operands, so whole dead
 //     cones vanish — while counting the live gates of each bucket
-//     2*level + (kind != AND);
+//     2*level + (kind != AND). A builder counts the buckets as it records and
+//     knows how many gates are unread when it closes a recording; with none
+//     (the common case) this pass is skipped;
 //  2. forwards, in record order: levelling, a stable counting sort into those
 //     buckets. Record order is topological, so the XORs of a level stay in
 //     topological order and an AND of level L reads only levels < L. Operands
@@ -201,6 +203,13 @@ inline void sort_slots(std::vector<std::uint32_t>& s, std::vector<std::uint32_t>
     }
 }
 
+/// After pass 2: every bucket got exactly the gates pass 1 (or the builder's
+/// counts) promised it — else the levels would hold gaps.
+inline void check_buckets_filled(const std::vector<std::uint32_t>& next, const std::vector<std::uint32_t>& bucket_start) {
+    for (std::size_t b = 0; b < next.size(); ++b)
+        if (next[b] != bucket_start[b + 1]) internal_error("lay-out: a level's gate count does not match its gates");
+}
+
 /// Pass 2 of a streamed segment (lay_out with `by_id`): levels the live gates
 /// into their buckets in record order. Every wire keeps its id as its slot
 /// (stream_segment, circuit/builder.hpp), so operands, outputs and region
@@ -227,6 +236,7 @@ inline void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& buck
         sum.add(p, y);
     }
     digest = sum;
+    check_buckets_filled(next, bucket_start);
     out.output_slots = std::move(rec.output_wires);
     out.regions.resize(rec.regions.size());
     for (std::size_t k = 0; k < rec.regions.size(); ++k) {
@@ -272,11 +282,15 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_
     // 1), unless the builder merged them as it recorded.
     if (!rec.deduplicated) merge_common_subexpressions(rec, kept);
 
-    // 1. Dead gates out, live gates counted per bucket.
+    // 1. Dead gates out, live gates counted per bucket — unless the builder
+    // counted them as it recorded and found no gate unread (then none is dead).
     const std::size_t n_buckets = 2 * (std::size_t{rec.max_level} + 1);
     std::vector<std::uint32_t> bucket_start(n_buckets + 1, 0);
     std::uint32_t n_region_outputs = 0;
-    for (std::size_t g = n_gates; g-- > 0;) {
+    const bool counted = rec.deduplicated && rec.unread_gates == 0 && rec.regions.empty();
+    if (counted)
+        for (std::size_t b = 0; b < n_buckets && b < rec.bucket_counts.size(); ++b) bucket_start[b + 1] = rec.bucket_counts[b];
+    for (std::size_t g = counted ? 0 : n_gates; g-- > 0;) {
         const recorded_gate& x = gates[g];
         if (x.is_region_output()) {  // written by a region instance: never dropped (bodies are shared)
             ++n_region_outputs;
@@ -322,6 +336,7 @@ inline circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_
             // `out` carries the use count until pass 3 gives the gate its slot.
             out.gates[p] = gate{node(x.in0), node(x.in1), x.uses, x.kind()};
         }
+        check_buckets_filled(next, bucket_start);
         for (std::uint32_t& w : rec.output_wires)
             if (is_wire(w)) w = node(w);  // outputs now name nodes (their extra use is never released)
         for (recorded_region& r : rec.regions)
