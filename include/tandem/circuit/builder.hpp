@@ -219,7 +219,7 @@ struct stream_segment {
     std::uint32_t carried = 0;
     std::optional<reveal> open;
     /// gate_sum::of(data.gates), where the lay-out computed it (a streamed
-    /// run's segments; session/stream.hpp's segment_digest computes it otherwise).
+    /// run's segments; chain_segment_digest in session/stream.hpp sums it otherwise).
     std::optional<gate_sum> gates_digest;
 };
 
@@ -854,7 +854,7 @@ private:
             if (uy == short_list + 1) spread_readers(y);
             next0 = std::exchange(gx->readers, id);
             next1 = std::exchange(gy->readers, id);
-            hashed = gx->uses > short_list && gy->uses > short_list;
+            hashed = ux > short_list && uy > short_list;
         }
         rec_.wires.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, next0, next1});
         if (hashed) twins_insert(id);
