@@ -22,13 +22,14 @@ extern char** environ;
 namespace bench {
 
 /// Pins this process to one core (when the machine has two or more).
-inline void pin_to_core(int core) {
+inline void pin_to_cores(int first, int count) {
     if (std::thread::hardware_concurrency() < 2) return;
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(core, &set);
+    for (int c = first; c < first + count; ++c) CPU_SET(c, &set);
     sched_setaffinity(0, sizeof set, &set);
 }
+inline void pin_to_core(int core) { pin_to_cores(core, 1); }
 
 /// Both parties start the timed part together: Alice pings, Bob answers.
 inline void barrier(tandem::session& s) {

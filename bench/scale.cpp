@@ -5,7 +5,7 @@
 // time, and its peak RSS (getrusage). Memory should stay flat for streamed
 // jobs however large they get.
 //
-//   bench_scale [--case minimum|edit|mul64|all] [--quick] [--json] [--reps N] [--segment-ands K]
+//   bench_scale [--case minimum|edit|mul64|all] [--quick] [--json] [--reps N] [--segment-ands K] [--pipeline]
 //
 //   minimum   ME-SFE §4.2.4: the minimum (and its index) of n 20-bit values, half
 //             from each party, n = 10^4, 10^5, 10^6 (streamed)
@@ -14,6 +14,9 @@
 //
 // Reported per job: the slower party's wall time, both parties' peak RSS,
 // ANDs and AND/s (of the wall time). --reps repeats each job in fresh processes.
+// --pipeline runs each streamed job a second time right after it with
+// session_options::pipeline_streams (recording overlapped with garbling); each
+// party then gets two cores where the machine has four, else still one.
 #include "common.hpp"
 #include "processes.hpp"
 
@@ -38,6 +41,7 @@ struct job {
     std::string kind;     // minimum | edit | mul64
     std::uint64_t size;   // values, symbols, or values per party
     bool streamed = true;
+    bool pipelined = false;  // streamed with session_options::pipeline_streams
 };
 
 struct party_figures {
@@ -103,9 +107,11 @@ party_figures run_mul64(session& s, bool streamed, std::chrono::steady_clock::ti
 /// One party of one job: connects, runs, writes its figures to `out`.
 int run_party(party me, const job& j, std::uint16_t port, std::uint64_t segment_ands, const std::string& out) {
     const auto t0 = std::chrono::steady_clock::now();
-    bench::pin_to_core(me == party::alice ? 0 : 1);
+    const int cores = j.pipelined && std::thread::hardware_concurrency() >= 4 ? 2 : 1;
+    bench::pin_to_cores(me == party::alice ? 0 : cores, cores);
     session_options o;
     o.timeout = std::chrono::minutes(5);
+    o.pipeline_streams = j.pipelined;
     session s = me == party::alice ? session::listen(me, port, o, "127.0.0.1") : session::connect(me, "127.0.0.1", port, o);
     party_figures f;
     if (j.kind == "minimum") {
@@ -161,7 +167,8 @@ int main(int argc, char** argv) {
     // A party process: bench_scale --party alice|bob kind size streamed port segment_ands out
     if (argc == 9 && std::string(argv[1]) == "--party") {
         try {
-            const job j{argv[3], std::stoull(argv[4]), std::string(argv[5]) == "1"};
+            const std::string mode = argv[5];  // 0 compiled, 1 streamed, 2 streamed and pipelined
+            const job j{argv[3], std::stoull(argv[4]), mode != "0", mode == "2"};
             return run_party(std::string(argv[2]) == "alice" ? party::alice : party::bob, j,
                              static_cast<std::uint16_t>(std::stoul(argv[6])), std::stoull(argv[7]), argv[8]);
         } catch (const std::exception& e) {
@@ -170,17 +177,20 @@ int main(int argc, char** argv) {
         }
     }
     std::string which = "all";
+    bool pipeline = false;
     std::uint64_t segment_ands = default_segment_ands;
     std::vector<char*> rest{argv[0]};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if ((a == "--case" || a == "--segment-ands") && i + 1 < argc) {
+        if (a == "--pipeline") {
+            pipeline = true;
+        } else if ((a == "--case" || a == "--segment-ands") && i + 1 < argc) {
             (a == "--case" ? which = argv[++i] : (segment_ands = std::stoull(argv[++i]), which));
         } else {
             rest.push_back(argv[i]);
         }
     }
-    const bench::options opt = bench::parse(static_cast<int>(rest.size()), rest.data(), "bench_scale [--case minimum|edit|mul64|all] [--segment-ands K]");
+    const bench::options opt = bench::parse(static_cast<int>(rest.size()), rest.data(), "bench_scale [--case minimum|edit|mul64|all] [--segment-ands K] [--pipeline]");
     std::vector<job> jobs;
     const bool all = which == "all";
     if (all || which == "minimum")
@@ -191,6 +201,14 @@ int main(int argc, char** argv) {
             jobs.push_back({"edit", l});
     if (all || which == "mul64")
         for (const bool streamed : {true, false}) jobs.push_back({"mul64", opt.quick ? mul64_quick : mul64_values, streamed});
+    if (pipeline) {  // each streamed job again, pipelined, right after it
+        std::vector<job> both;
+        for (const job& j : jobs) {
+            both.push_back(j);
+            if (j.streamed) both.push_back({j.kind, j.size, true, true});
+        }
+        jobs = std::move(both);
+    }
     if (jobs.empty()) {
         std::cerr << "bench_scale: unknown --case '" << which << "'\n";
         return 2;
@@ -206,7 +224,7 @@ int main(int argc, char** argv) {
             const std::string base = dir + "/bench_scale_" + std::to_string(getpid()) + "_";
             const auto args = [&](const char* who) {
                 return std::vector<std::string>{argv[0], "--party", who, j.kind, std::to_string(j.size),
-                                                j.streamed ? "1" : "0", port, std::to_string(segment_ands), base + who};
+                                                j.pipelined ? "2" : j.streamed ? "1" : "0", port, std::to_string(segment_ands), base + who};
             };
             const pid_t a = bench::spawn_self(args("alice"));
             const pid_t b = bench::spawn_self(args("bob"));
@@ -223,7 +241,7 @@ int main(int argc, char** argv) {
             online.push_back(std::max(fa.online, fb.online));
         }
         const double med = bench::median(wall), mn = bench::minimum(wall);
-        const std::string mode = j.streamed ? "streamed" : "compiled";
+        const std::string mode = j.pipelined ? "pipelined" : j.streamed ? "streamed" : "compiled";
         const std::string name = j.kind + " " + std::to_string(j.size);
         if (opt.json) {
             std::cout << bench::record("scale", j.kind)
