@@ -17,6 +17,7 @@
 #include "common.hpp"
 
 #include <tandem/tandem.hpp>
+#include <tandem/session/stream.hpp>  // detail::chain_segment_digest
 
 #include <array>
 #include <chrono>

@@ -37,7 +37,8 @@ inline double peak_rss_mib() {
 /// second, or nothing when stderr is not a terminal.
 inline tandem::progress_callback progress_bar(tandem::party me) {
     if (isatty(STDERR_FILENO) == 0) return {};
-    const std::string who = "[" + std::string(tandem::to_string(me)) + "]";
+    std::string who = "[";  // (appended, not "[" + std::string(...): GCC 12 warns falsely on that)
+    who.append(tandem::to_string(me)).append("]");
     auto last = std::make_shared<std::chrono::steady_clock::time_point>();
     return [who, last](const tandem::stream_progress& p) {
         const auto now = std::chrono::steady_clock::now();

@@ -117,7 +117,8 @@ inline cli parse(int argc, char** argv) {
 /// Reports what a run cost, one line per item, prefixed with the party.
 inline void report(const tandem::session& s, const std::string& result) {
     const tandem::run_stats& r = s.last_run();
-    const std::string who = "[" + std::string(tandem::to_string(s.me())) + "] ";
+    std::string who = "[";  // (appended, not "[" + std::string(...): GCC 12 warns falsely on that)
+    who.append(tandem::to_string(s.me())).append("] ");
     const std::uint32_t connections = s.threads() * (s.ipp() ? 2 : 1);
     std::ostringstream out;
     out.setf(std::ios::fixed);

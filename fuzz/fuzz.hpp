@@ -11,6 +11,10 @@
 #pragma once
 
 #include <tandem/tandem.hpp>
+// The run headers' readers (the harnesses decode them): session internals,
+// not in tandem.hpp.
+#include <tandem/session/run_header.hpp>
+#include <tandem/session/stream.hpp>
 
 #include <algorithm>
 #include <array>

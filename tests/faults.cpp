@@ -54,6 +54,7 @@
 #include "memory_sessions.hpp"
 
 #include <tandem/tandem.hpp>
+#include <tandem/session/engine.hpp>  // detail::live_outputs
 
 #include <algorithm>
 #include <atomic>

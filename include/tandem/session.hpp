@@ -44,37 +44,24 @@
 // new one.
 #pragma once
 
+// Compiled once or header-only. By default (CMake's tandem::tandem, option
+// TANDEM_HEADER_ONLY off) TANDEM_SEPARATE_COMPILATION is defined and this
+// header only declares the session: its definitions — and with them the
+// engine, the garbling kernels, OT, Asio and oneTBB — are compiled once, in
+// the library (src/session.cpp), and a program that runs a session parses and
+// compiles none of them. Without the macro (tandem::headers, or a bare -I)
+// the definitions come inline from session/session_impl.hpp at the end of
+// this header. Both give the same bytes on the wire (tests/header_only.cpp).
 #include <tandem/crypto/target.hpp>
 
 #include <tandem/circuit/circuit.hpp>
-#include <tandem/crypto/block.hpp>
-#include <tandem/crypto/prg.hpp>
-#include <tandem/crypto/wipe.hpp>
-#include <tandem/detail/secret.hpp>
 #include <tandem/dsl/compile.hpp>
-#include <tandem/error.hpp>
-#include <tandem/exec/executor.hpp>
-#include <tandem/exec/ipp_plan.hpp>
-#include <tandem/exec/plan.hpp>
-#include <tandem/net/channel.hpp>
-// memory.hpp too, though a session does not use it: with tcp_channel the only
-// channel in sight, GCC speculatively devirtualizes and inlines it at every
-// channel call, and a program that includes only this header compiles in
-// twice the time (52 s against 25 s; bench/RESULTS.md, issue 16).
-#include <tandem/net/memory.hpp>
-#include <tandem/net/tcp.hpp>
-#include <tandem/ot/iknp.hpp>
-#include <tandem/party.hpp>
-#include <tandem/circuit/batch.hpp>
-#include <tandem/session/options.hpp>
-#include <tandem/session/run_header.hpp>
-#include <tandem/session/setup.hpp>
-#include <tandem/session/stream.hpp>
 #include <tandem/dsl/stream.hpp>
-#include <tandem/session/pipelined.hpp>
 #include <tandem/dsl/typed_inputs.hpp>
-#include <tandem/session/engine.hpp>
-#include <tandem/session/yao.hpp>
+#include <tandem/error.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/party.hpp>
+#include <tandem/session/options.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -84,8 +71,15 @@
 #include <ranges>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
+
+namespace tandem::net {
+class tcp_listener;
+}
+namespace tandem::detail {
+struct session_state;
+struct batch_context;
+}  // namespace tandem::detail
 
 TANDEM_CRYPTO_BEGIN
 
@@ -103,62 +97,37 @@ public:
     /// Runs the handshake and the OT set-up over an open channel to the peer;
     /// with options.threads > 1, `open_link` provides the worker links.
     session(party me, std::unique_ptr<net::channel> channel, session_options options = {},
-            link_opener open_link = {})
-        : s_(std::make_unique<state>(me, std::move(channel), options)) {
-        if (options.threads > 1 && !open_link)
-            throw usage_error("session: threads = " + std::to_string(options.threads) +
-                              " needs a way to open the other connections; use session::listen/accept/connect, "
-                              "or pass a link_opener");
-        s_->ch->set_timeout(options.timeout);
-        const auto t0 = net::clock::now();
-        s_->handshake();
-        s_->set_up_ot();
-        s_->open_worker_links(open_link, options.timeout);
-        s_->make_engine();
-        s_->setup_seconds = std::chrono::duration<double>(net::clock::now() - t0).count();
-    }
+            link_opener open_link = {});
+    session(session&&) noexcept;
+    session& operator=(session&&) noexcept;
+    ~session();
 
     /// Waits on `port` for the peer to connect, then sets the session up.
     /// To learn the port first (port 0: the system picks a free one), use
     /// tandem::listener.
     static session listen(party me, std::uint16_t port, session_options options = {},
-                          const std::string& address = "0.0.0.0") {
-        auto listener = std::make_shared<net::tcp_listener>(port, address);
-        auto main = listener->accept(options.connect_timeout);
-        return session(me, std::move(main), options, [listener, t = options.connect_timeout] {
-            return std::unique_ptr<net::channel>(listener->accept(t));
-        });
-    }
+                          const std::string& address = "0.0.0.0");
 
     /// Takes the next connection of an existing listener (e.g. one bound to
     /// port 0 whose port was handed to the peer), then sets the session up;
     /// worker links are accepted from the same listener.
-    static session accept(party me, net::tcp_listener& listener, session_options options = {}) {
-        return session(me, listener.accept(options.connect_timeout), options, [&listener, t = options.connect_timeout] {
-            return std::unique_ptr<net::channel>(listener.accept(t));
-        });
-    }
+    static session accept(party me, net::tcp_listener& listener, session_options options = {});
 
     /// Connects to a listening peer (retrying until options.connect_timeout).
-    static session connect(party me, const std::string& host, std::uint16_t port, session_options options = {}) {
-        return session(me, net::tcp_connect(host, port, options.connect_timeout), options,
-                       [host, port, t = options.connect_timeout] {
-                           return std::unique_ptr<net::channel>(net::tcp_connect(host, port, t));
-                       });
-    }
+    static session connect(party me, const std::string& host, std::uint16_t port, session_options options = {});
 
     /// This party.
-    party me() const noexcept { return s_->me; }
+    party me() const noexcept;
     /// Handshake + base OTs + IKNP set-up, in seconds.
-    double setup_seconds() const noexcept { return s_->setup_seconds; }
+    double setup_seconds() const noexcept;
     /// What the last run did, as seen by this party: ANDs, bytes, seconds.
-    const run_stats& last_run() const noexcept { return s_->last; }
+    const run_stats& last_run() const noexcept;
     /// The main connection (link 0).
-    net::channel& channel() noexcept { return *s_->ch; }
+    net::channel& channel() noexcept;
     /// Workers per party (session_options::threads).
-    std::uint32_t threads() const noexcept { return s_->threads; }
+    std::uint32_t threads() const noexcept;
     /// Whether runs use inter-party parallelization (session_options::ipp).
-    bool ipp() const noexcept { return s_->ipp; }
+    bool ipp() const noexcept;
 
     /// Runs a typed circuit; `mine` are this party's inputs, in the order the
     /// circuit declares them (the other party's are skipped). Both parties
@@ -324,56 +293,10 @@ public:
     std::optional<typename streamed_function<F, Ins...>::output_type> run(reveal who, streamed_function<F, Ins...>& fn,
                                                                           const Args&... mine) {
         const detail::stream_inputs feeds = fn.feeds_for(me(), mine...);  // before anything is sent
-        guard_broken();
-        try {
-            state& s = *s_;
-            const auto t0 = net::clock::now();
-            const auto bytes = [&](bool sent) {
-                std::uint64_t n = 0;
-                for (const auto* links : {&s.links, &s.bob_links})
-                    for (const net::channel* l : *links) n += sent ? l->bytes_sent() : l->bytes_received();
-                return n;
-            };
-            const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
-            detail::stream_run_header header;
-            header.run = s.runs;
-            header.segment_ands = fn.segment_ands;
-            header.who = static_cast<std::uint8_t>(who);
-            header.inputs = fn.signature();
-            header.send(*s.ch);
-            header.check(detail::stream_run_header::receive(*s.ch));
-            std::optional<typename streamed_function<F, Ins...>::output_type> out;
-            std::uint64_t and_gates = 0;
-            run_stats transfers;
-            double ot_seconds = 0;
-            s_->with_engine([&](auto& e) {
-                detail::stream_runner r(e, s.progress, fn.expected_ands);
-                if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
-                    detail::pipelined_runner p(r, [&s] {
-                        for (const auto* links : {&s.links, &s.bob_links})
-                            for (net::channel* l : *links) l->interrupt();
-                    });
-                    out = fn.run(p, feeds, who);
-                } else {
-                    out = fn.run(r, feeds, who);
-                }
-                and_gates = r.and_gates;
-                ot_seconds = e.ot_seconds;
-                transfers.transferred_bits = e.transferred_bits;
-                transfers.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
-                transfers.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
-            });
-            ++s.runs;
-            s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
-                               std::chrono::duration<double>(net::clock::now() - t0).count(), ot_seconds};
-            s.last.transferred_bits = transfers.transferred_bits;
-            s.last.transfer_ots = transfers.transfer_ots;
-            s.last.transfer_seconds = transfers.transfer_seconds;
-            return out;
-        } catch (const std::exception& e) {
-            fail(e);
-            throw;
-        }
+        std::optional<typename streamed_function<F, Ins...>::output_type> out;
+        run_stream(who, fn.segment_ands, fn.signature(), fn.expected_ands,
+                   [&](detail::segment_runner& runner) { out = fn.run(runner, feeds, who); });
+        return out;
     }
 
     /// Untyped run: `mine` holds the bits of each of this party's input values
@@ -399,20 +322,7 @@ private:
     /// input bits in circuit order, a byte (0 or 1) each.
     std::optional<std::vector<std::vector<bool>>> run_checked(reveal who, const circuit<>& c,
                                                               const std::vector<std::uint8_t>& my_bits,
-                                                              const detail::batch_context* batch = nullptr) {
-        guard_broken();
-        try {
-            const std::optional<std::vector<bool>> bits = run_protocol(who, c, my_bits, batch);
-            if (!bits) return std::nullopt;
-            std::vector<std::vector<bool>> values;
-            for (const value_layout& v : c.data().outputs)
-                values.emplace_back(bits->begin() + v.first_bit, bits->begin() + v.first_bit + v.bits);
-            return values;
-        } catch (const std::exception& e) {
-            fail(e);
-            throw;
-        }
-    }
+                                                              const detail::batch_context* batch = nullptr);
 
     /// Set k's inputs checked against c and flattened (check_inputs), the
     /// message naming the set.
@@ -448,71 +358,33 @@ private:
     }
 
     /// The batched circuit of c for `sets` sets, from the session's cache.
-    const circuit<>& batched_circuit(const circuit<>& c, std::uint64_t sets) {
-        std::vector<detail::batched_entry>& cache = s_->batched;
-        for (detail::batched_entry& e : cache)
-            if (&e.of.data() == &c.data() && e.sets == sets) return e.batched;
-        if (cache.size() >= detail::batched_cache_size) cache.erase(cache.begin());  // the oldest
-        cache.push_back(detail::batched_entry{c, sets, detail::make_batched(c, sets)});
-        return cache.back().batched;
-    }
+    const circuit<>& batched_circuit(const circuit<>& c, std::uint64_t sets);
 
     /// run_batch after the inputs are checked: my_bits holds this party's
     /// input bits of every set, set after set. Returns every output value of
     /// the batch, set after set.
     std::optional<std::vector<std::vector<bool>>> run_batch_checked(reveal who, const circuit<>& c,
                                                                     std::uint64_t sets,
-                                                                    const std::vector<std::uint8_t>& my_bits) {
-        guard_broken();
-        const circuit<>& batched = batched_circuit(c, sets);  // a usage_error here leaves the session usable
-        const detail::batch_context note{sets, detail::run_header(who, c, s_->runs, s_->me)};
-        return run_checked(who, batched, my_bits, &note);
-    }
+                                                                    const std::vector<std::uint8_t>& my_bits);
 
-    void guard_broken() const {
-        if (s_->broken)
-            throw usage_error("session::run: an earlier run failed (" + s_->broken_why +
-                              "); the link is in an unknown state, open a new session");
-    }
+    void guard_broken() const;
 
     /// A run failed: the session is unusable, and the peer fails now instead of at its deadline.
-    void fail(const std::exception& e) {
-        s_->broken = true;
-        s_->broken_why = e.what();
-        for (net::channel* l : s_->links) l->close();
-        for (net::channel* l : s_->bob_links) l->close();
-    }
+    void fail(const std::exception& e);
 
     using state = detail::session_state;
     std::unique_ptr<state> s_;  // one allocation: sessions move cheaply
 
     std::optional<std::vector<bool>> run_protocol(reveal who, const circuit<>& c,
                                                   const std::vector<std::uint8_t>& my_bits,
-                                                  const detail::batch_context* batch) {
-        state& s = *s_;
-        const auto t0 = net::clock::now();
-        const auto bytes = [&](bool sent) {
-            std::uint64_t n = 0;
-            for (const auto* links : {&s.links, &s.bob_links})
-                for (const net::channel* l : *links) n += sent ? l->bytes_sent() : l->bytes_received();
-            return n;
-        };
-        const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
-        const detail::run_header mine(who, c, s.runs, s.me);
-        mine.send(*s.ch);
-        std::optional<std::vector<bool>> bits;
-        s_->with_engine([&](auto& e) {
-            const std::uint64_t first = e.first_and();
-            bits = detail::compiled_run(e, who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
-            s.last = run_stats{e.first_and() - first, bytes(true) - sent0, bytes(false) - received0,
-                               std::chrono::duration<double>(net::clock::now() - t0).count(), e.ot_seconds};
-            s.last.transferred_bits = e.transferred_bits;
-            s.last.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
-            s.last.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
-        });
-        ++s.runs;
-        return bits;
-    }
+                                                  const detail::batch_context* batch);
+
+    /// A streamed run's protocol around `body`, which records the function
+    /// and hands its segments to the runner it is given (the session's engine,
+    /// pipelined or not): the run header, the statistics, and on failure the
+    /// session closed.
+    void run_stream(reveal who, std::uint64_t segment_ands, const std::vector<std::uint64_t>& signature,
+                    std::uint64_t expected_ands, const std::function<void(detail::segment_runner&)>& body);
 
     std::string wrong_inputs_message(std::size_t given) const {
         return "session::run: the " + std::to_string(given) + " value(s) given are not " +
@@ -576,22 +448,30 @@ public:
     /// Binds `address`:`port` and listens; port 0 picks a free port. Throws
     /// network_error if the port is taken, usage_error if `address` is not an
     /// IP address.
-    explicit listener(std::uint16_t port = 0, const std::string& address = "0.0.0.0") : tcp_(port, address) {}
+    explicit listener(std::uint16_t port = 0, const std::string& address = "0.0.0.0");
+    listener(listener&&) noexcept;
+    listener& operator=(listener&&) noexcept;
+    ~listener();
 
     /// The port listened on (the one the system picked, for port 0).
-    std::uint16_t port() const { return tcp_.port(); }
+    std::uint16_t port() const;
 
     /// Waits for the peer's session::connect (up to options.connect_timeout),
     /// then sets the session up as session::listen does.
-    session accept(party me, session_options options = {}) { return session::accept(me, tcp_, options); }
+    session accept(party me, session_options options = {});
 
-    /// The underlying TCP listener (net/tcp.hpp), for channels of your own.
-    net::tcp_listener& tcp() noexcept { return tcp_; }
+    /// The underlying TCP listener (include <tandem/net/tcp.hpp> to use it),
+    /// for channels of your own.
+    net::tcp_listener& tcp() noexcept { return *tcp_; }
 
 private:
-    net::tcp_listener tcp_;
+    std::unique_ptr<net::tcp_listener> tcp_;  // a pointer: Asio stays out of this header
 };
 
 }  // namespace tandem
 
 TANDEM_CRYPTO_END
+
+#ifndef TANDEM_SEPARATE_COMPILATION
+#include <tandem/session/session_impl.hpp>
+#endif

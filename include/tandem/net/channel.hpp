@@ -31,6 +31,8 @@ using clock = std::chrono::steady_clock;
 /// peer that is still compiling a large circuit, short enough that a dead
 /// peer is noticed.
 inline constexpr std::chrono::milliseconds default_timeout{60'000};
+/// Deadline for establishing a connection (the peer may start later).
+inline constexpr std::chrono::milliseconds default_connect_timeout{30'000};
 
 /// A buffered, deadline-bounded byte stream to the peer (see the top of this
 /// header); transports derive from it.

@@ -23,8 +23,6 @@
 
 namespace tandem::net {
 
-/// Deadline for establishing a connection (the peer may start later).
-inline constexpr std::chrono::milliseconds default_connect_timeout{30'000};
 
 /// A channel over one TCP connection (tcp_listener::accept, tcp_connect).
 class tcp_channel final : public channel {

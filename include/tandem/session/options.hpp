@@ -4,12 +4,12 @@
 
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/net/channel.hpp>
-#include <tandem/net/tcp.hpp>
 #include <tandem/party.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -46,6 +46,12 @@ struct stream_progress {
 /// Called by streamed runs after each segment, from the session's threads
 /// (one at a time).
 using progress_callback = std::function<void(const stream_progress&)>;
+
+namespace detail {
+/// Opens one more connection to the peer (a worker link): Alice's accepts,
+/// Bob's connects. Called threads - 1 times while a session is set up.
+using link_opener = std::function<std::unique_ptr<net::channel>()>;
+}  // namespace detail
 
 /// How a session is set up and runs. Fields marked as checked must be equal
 /// on both parties (the handshake compares them).

@@ -34,10 +34,6 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::detail {
 
-/// Opens one more connection to the peer (a worker link): Alice's accepts,
-/// Bob's connects. Called threads - 1 times while the session is set up.
-using link_opener = std::function<std::unique_ptr<net::channel>()>;
-
 /// The first words of the handshake and of each worker link's greeting.
 inline constexpr std::uint64_t hello_magic = 0x3130484c4f444e54ull;  // "TNDOLH01"
 inline constexpr std::uint64_t link_magic = 0x314b4e494c444e54ull;  // "TNDLINK1"
@@ -198,6 +194,14 @@ struct session_state {
                                          s.ipp_min_ands};
         if (s.hash == garbling_hash::fixed_key) s.engine.emplace<detail::engine<fixed_key_hash>>(parts);
         else s.engine.emplace<detail::engine<rekeyed_hash>>(parts);
+    }
+
+    /// Bytes sent (or received) so far on all links, for a run's statistics.
+    std::uint64_t link_bytes(bool sent) const noexcept {
+        std::uint64_t n = 0;
+        for (const auto* ls : {&links, &bob_links})
+            for (const net::channel* l : *ls) n += sent ? l->bytes_sent() : l->bytes_received();
+        return n;
     }
 
     /// Calls f with the session's engine.
