@@ -4,9 +4,9 @@
 # build would run it, on an otherwise idle machine:
 #   plaintext      bench/first_program/plaintext.cpp with <tandem/core.hpp>
 #   two-party      bench/first_program/two_party.cpp (<tandem/session.hpp>)
-#                  compiled mode (-DTANDEM_SEPARATE_COMPILATION, what
+#                  each in compiled mode (-DTANDEM_SEPARATE_COMPILATION, what
 #                  tandem::tandem gives) and header-only (tandem::headers)
-#   library        src/session.cpp, compiled once per build of tandem
+#   library        src/session.cpp and src/core.cpp, compiled once per build
 # With a build folder as $1 (default build/release) holding libtandem.a, the
 # two-party program is also linked and run, so the figure is of a program
 # that works.
@@ -33,11 +33,15 @@ best() {  # best() <label> <compiler args...>: best wall time of $reps compiles
 }
 
 echo "compiler: $($cxx --version | head -1); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-best "plaintext, <tandem/core.hpp>" -c bench/first_program/plaintext.cpp -o "$out/plain.o"
+best "plaintext, compiled mode" -DTANDEM_SEPARATE_COMPILATION -c bench/first_program/plaintext.cpp -o "$out/plain.o"
+best "plaintext, header-only" -c bench/first_program/plaintext.cpp -o "$out/plain_h.o"
 best "two-party, compiled mode" -DTANDEM_SEPARATE_COMPILATION -c bench/first_program/two_party.cpp -o "$out/tp.o"
 best "two-party, header-only" -c bench/first_program/two_party.cpp -o "$out/tp_h.o"
 best "library: src/session.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/session.cpp -o "$out/lib.o"
+best "library: src/core.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/core.cpp -o "$out/core.o"
 if [[ -f $build/libtandem.a ]]; then
+    "$cxx" -o "$out/plain" "$out/plain.o" "$build/libtandem.a" -ltbb -lsodium -lpthread
+    "$out/plain" && echo "plaintext program (compiled mode) linked against $build/libtandem.a: runs, right"
     "$cxx" -o "$out/tp" "$out/tp.o" "$build/libtandem.a" -ltbb -lsodium -lpthread
     "$out/tp" && echo "two-party program (compiled mode) linked against $build/libtandem.a: runs, both parties right"
     "$cxx" -o "$out/tp_h" "$out/tp_h.o" -ltbb -lsodium -lpthread

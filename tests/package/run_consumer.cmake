@@ -8,7 +8,10 @@
 #                   builds before installing) into WORK_DIR/prefix, then build the
 #                   consumer with CMAKE_PREFIX_PATH=WORK_DIR/prefix. (Installing a second
 #                   tree configured alone would compile tandem-run again: 80 s of CI.)
-# add_subdirectory: build the consumer with tandem's source tree as a subdirectory.
+#                   The consumer links the installed libtandem.a (compiled mode).
+# add_subdirectory: build the consumer with tandem's source tree as a subdirectory,
+#                   header-only (TANDEM_HEADER_ONLY=ON): both modes are tested as
+#                   users get them, and this test does not compile the library again.
 # Any failing step stops with FATAL_ERROR and that step's output.
 cmake_minimum_required(VERSION 3.21)
 
@@ -75,7 +78,7 @@ if(MODE STREQUAL "find_package")
   endif()
 elseif(MODE STREQUAL "add_subdirectory")
   step("configure consumer" "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${common_args}
-    -DTANDEM_CONSUMER_MODE=add_subdirectory "-DTANDEM_SOURCE_DIR=${TANDEM_SOURCE_DIR}")
+    -DTANDEM_CONSUMER_MODE=add_subdirectory "-DTANDEM_SOURCE_DIR=${TANDEM_SOURCE_DIR}" -DTANDEM_HEADER_ONLY=ON)
   # As a subproject tandem must not build its tests, examples, benchmarks or tools.
   foreach(dir tests examples bench tools)
     if(EXISTS "${consumer_build}/tandem_build/${dir}")

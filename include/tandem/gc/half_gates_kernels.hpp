@@ -184,6 +184,14 @@ struct and_evaluator {
 
 TANDEM_CRYPTO_END
 
+// The helpers below that take or return 256- or 512-bit vectors by value are
+// always inlined: an out-of-line copy would be called across translation
+// units built with different -march (the library without, a program with
+// -march=native), and Clang passes 512-bit vectors differently depending on
+// the preferred vector width of each side (-march=native on an AVX-512 CPU
+// prefers 256) — wrong labels, found when the library began to be compiled
+// apart (issue 29). By reference (as crypto/lanes.hpp does) or inlined, no
+// vector crosses a call.
 TANDEM_VAES_BEGIN
 
 /// The garbler's and evaluator's VAES kernels (run when detail::use_vaes()):
@@ -193,7 +201,7 @@ namespace tandem::gc::detail::vaes {
 /// Lanes (label[g0.in0], label[g0.in1], label[g1.in0], label[g1.in1]): two
 /// gates' operands in one register, placed by masked broadcasts (GCC 12 warns
 /// falsely on the insert intrinsics, bug 105593).
-inline __m512i operand_pair(const label_array& label, const gate& g0, const gate& g1) noexcept {
+[[gnu::always_inline]] inline __m512i operand_pair(const label_array& label, const gate& g0, const gate& g1) noexcept {
     __m512i v = _mm512_maskz_broadcast_i32x4(0x000F, label[g0.in0].v);
     v = _mm512_mask_broadcast_i32x4(v, 0x00F0, label[g0.in1].v);
     v = _mm512_mask_broadcast_i32x4(v, 0x0F00, label[g1.in0].v);
@@ -201,16 +209,16 @@ inline __m512i operand_pair(const label_array& label, const gate& g0, const gate
 }
 
 /// Qword mask of each lane's point-and-permute bit (both qwords of a lane).
-inline __mmask8 permute_bits(__m512i x) noexcept {
+[[gnu::always_inline]] inline __mmask8 permute_bits(__m512i x) noexcept {
     const __mmask8 bit0 = _mm512_test_epi64_mask(x, _mm512_set1_epi64(1)) & 0x55;
     return static_cast<__mmask8>(bit0 | (bit0 << 1));
 }
 
 /// Swaps the lanes of each pair: (a, b, a', b') -> (b, a, b', a').
-inline __m512i swap_pairs(__m512i x) noexcept { return _mm512_maskz_shuffle_i64x2(0xFF, x, x, 0xB1); }
+[[gnu::always_inline]] inline __m512i swap_pairs(__m512i x) noexcept { return _mm512_maskz_shuffle_i64x2(0xFF, x, x, 0xB1); }
 
 /// (W, W') = the XOR of each lane pair of w, stored as the gates' output labels.
-inline void store_pair_outputs(label_array& label, const gate& g0, const gate& g1, __m512i w) noexcept {
+[[gnu::always_inline]] inline void store_pair_outputs(label_array& label, const gate& g0, const gate& g1, __m512i w) noexcept {
     const __m512i out = _mm512_xor_si512(w, swap_pairs(w));
     label[g0.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 0));
     label[g1.out] = block(_mm512_maskz_extracti32x4_epi32(0xF, out, 2));
@@ -218,7 +226,7 @@ inline void store_pair_outputs(label_array& label, const gate& g0, const gate& g
 /// Half-gates on one register of two gates, lanes (A0, B0, A0', B0'), with
 /// h0, h1 the hashes of those lanes and of them ⊕ Δ: stores the lane pairs
 /// (TG, TE) — the tables — and returns (WG0, WE0) pairs, whose XOR is C0.
-inline __m512i garble_pair(__m512i x0, __m512i h0, __m512i h1, __m512i d, block* tables) noexcept {
+[[gnu::always_inline]] inline __m512i garble_pair(__m512i x0, __m512i h0, __m512i h1, __m512i d, block* tables) noexcept {
     const __mmask8 own = permute_bits(x0);  // (pa, pb, pa', pb')
     const __mmask8 swapped = static_cast<__mmask8>(((own & 0x33) << 2) | ((own & 0xCC) >> 2));
     const __m512i sw = swap_pairs(x0);  // (B0, A0, B0', A0')
@@ -234,7 +242,7 @@ inline __m512i garble_pair(__m512i x0, __m512i h0, __m512i h1, __m512i d, block*
 /// The evaluator's half on lanes (Wa, Wb, Wa', Wb') with hashes h and tables
 /// t (TG, TE, TG', TE'): (TG, TE ^ Wa) selected by (sa, sb), XORed onto
 /// (H(Wa), H(Wb)); the output label is each pair's XOR.
-inline __m512i evaluate_pair(__m512i x, __m512i h, const block* t) noexcept {
+[[gnu::always_inline]] inline __m512i evaluate_pair(__m512i x, __m512i h, const block* t) noexcept {
     const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(t), _mm512_maskz_mov_epi64(0xCC, swap_pairs(x)));
     return _mm512_xor_si512(h, _mm512_maskz_mov_epi64(permute_bits(x), u));
 }
@@ -367,7 +375,7 @@ struct quad_cursor {
 
 /// Stores the outputs of two gate pairs (w0: copies m, m+1; w1: m+2, m+3;
 /// each pair's label the XOR of its lanes) as four adjacent labels.
-inline void store_quad_outputs(block* out, __m512i w0, __m512i w1) noexcept {
+[[gnu::always_inline]] inline void store_quad_outputs(block* out, __m512i w0, __m512i w1) noexcept {
     const __m512i o0 = _mm512_xor_si512(w0, swap_pairs(w0)), o1 = _mm512_xor_si512(w1, swap_pairs(w1));
     _mm512_storeu_si512(out, _mm512_permutex2var_epi64(o0, _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0), o1));
 }
@@ -480,30 +488,30 @@ namespace tandem::gc::detail::vaes256 {
 using lanes = tandem::detail::lanes256;
 
 /// Lanes (label[g.in0], label[g.in1]).
-inline __m256i operands(const label_array& label, const gate& g) noexcept {
+[[gnu::always_inline]] inline __m256i operands(const label_array& label, const gate& g) noexcept {
     return _mm256_inserti128_si256(_mm256_castsi128_si256(label[g.in0].v), label[g.in1].v, 1);
 }
 
 /// All ones on each lane whose point-and-permute bit (its lsb) is 1.
-inline __m256i permute_masks(__m256i x) noexcept {
+[[gnu::always_inline]] inline __m256i permute_masks(__m256i x) noexcept {
     const __m256i low = _mm256_shuffle_epi32(x, 0x00);  // each lane's low word in all four
     return _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(low, _mm256_set1_epi64x(1)));
 }
 
 /// (B, A) from (A, B).
-inline __m256i swap_lanes(__m256i x) noexcept { return _mm256_permute2x128_si256(x, x, 0x01); }
+[[gnu::always_inline]] inline __m256i swap_lanes(__m256i x) noexcept { return _mm256_permute2x128_si256(x, x, 0x01); }
 
 /// (0, A) from (A, B)'s swap (B, A).
-inline __m256i high_of(__m256i swapped) noexcept { return _mm256_blend_epi32(_mm256_setzero_si256(), swapped, 0xF0); }
+[[gnu::always_inline]] inline __m256i high_of(__m256i swapped) noexcept { return _mm256_blend_epi32(_mm256_setzero_si256(), swapped, 0xF0); }
 
 /// The XOR of the two lanes: the gate's output label.
-inline block fold(__m256i w) noexcept {
+[[gnu::always_inline]] inline block fold(__m256i w) noexcept {
     return block(_mm_xor_si128(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
 }
 
 /// Half-gates on one gate, lanes x0 = (A0, B0), with h0 their hashes and h1
 /// the hashes of them ⊕ Δ: stores the table (TG, TE), returns C0.
-inline block garble_gate(__m256i x0, __m256i h0, __m256i h1, __m256i d, block* table) noexcept {
+[[gnu::always_inline]] inline block garble_gate(__m256i x0, __m256i h0, __m256i h1, __m256i d, block* table) noexcept {
     const __m256i sw = swap_lanes(x0);  // (B0, A0)
     // (TG, TE) = H0 ^ H1 ^ (pb·Δ, A0)
     const __m256i corr = _mm256_blend_epi32(_mm256_and_si256(permute_masks(sw), d), sw, 0xF0);
@@ -515,7 +523,7 @@ inline block garble_gate(__m256i x0, __m256i h0, __m256i h1, __m256i d, block* t
 
 /// The evaluator's half on lanes x = (Wa, Wb) with hashes h and the table t
 /// (TG, TE): (TG, TE ^ Wa) selected by (sa, sb), XORed onto (H(Wa), H(Wb)).
-inline block evaluate_gate(__m256i x, __m256i h, const block* t) noexcept {
+[[gnu::always_inline]] inline block evaluate_gate(__m256i x, __m256i h, const block* t) noexcept {
     const __m256i u = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(t)), high_of(swap_lanes(x)));
     return fold(_mm256_xor_si256(h, _mm256_and_si256(permute_masks(x), u)));
 }

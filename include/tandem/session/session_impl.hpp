@@ -7,6 +7,7 @@
 #pragma once
 
 #include <tandem/crypto/target.hpp>
+#include <tandem/detail/linkage.hpp>
 
 #include <tandem/circuit/batch.hpp>
 #include <tandem/net/channel.hpp>
@@ -29,13 +30,6 @@
 #include <string>
 #include <utility>
 
-// Header-only, every definition here is inline; in the library's own
-// translation unit (TANDEM_SEPARATE_COMPILATION) each is defined once.
-#ifdef TANDEM_SEPARATE_COMPILATION
-#define TANDEM_INLINE
-#else
-#define TANDEM_INLINE inline
-#endif
 
 TANDEM_CRYPTO_BEGIN
 
@@ -222,4 +216,3 @@ TANDEM_INLINE session listener::accept(party me, session_options options) {
 
 TANDEM_CRYPTO_END
 
-#undef TANDEM_INLINE
