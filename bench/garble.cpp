@@ -17,7 +17,9 @@
 #include <tandem/lib/aes.hpp>
 #include <tandem/tandem.hpp>
 
+#if defined(__x86_64__)
 #include <x86intrin.h>
+#endif
 
 #include <cstdio>
 #include <string>
@@ -27,6 +29,18 @@ namespace {
 
 using tandem::block;
 namespace gc = tandem::gc;
+
+/// The CPU's time-stamp counter: TSC on x86-64, the virtual counter
+/// (CNTVCT_EL0, a fixed frequency, not cycles) on AArch64.
+std::uint64_t time_stamp() noexcept {
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    std::uint64_t t;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(t));
+    return t;
+#endif
+}
 
 /// Levels of `width` independent ANDs; level l reads the outputs of level l-1.
 tandem::circuit<> wide_circuit(std::uint32_t width, std::uint32_t levels) {
@@ -128,13 +142,13 @@ result run(const tandem::circuit<>& c, int passes, int reps) {
         for (int p = 0; p < passes; ++p) {
             tables.clear();
             auto t0 = std::chrono::steady_clock::now();
-            auto c0 = __rdtsc();
+            auto c0 = time_stamp();
             const gc::garbling g = gc::garble<Hash>(c, rng, tables, ands);
-            auto c1 = __rdtsc();
+            auto c1 = time_stamp();
             auto t1 = std::chrono::steady_clock::now();
             gc::table_reader reader(tables.tables());
             const auto out = gc::evaluate<Hash>(c, g.hash_start, reader, inputs, ands);
-            auto c2 = __rdtsc();
+            auto c2 = time_stamp();
             auto t2 = std::chrono::steady_clock::now();
             if (out.size() != c.data().output_slots.size()) std::abort();
             gs += std::chrono::duration<double>(t1 - t0).count();
@@ -260,7 +274,7 @@ int main(int argc, char** argv) {
         }
     }
     if (!ran) {
-        std::fprintf(stderr, "bench_garble: --isa %s: not an instruction set this CPU runs (aesni, vaes256, vaes)\n",
+        std::fprintf(stderr, "bench_garble: --isa %s: not an instruction set this CPU runs (aesni, vaes256, vaes; armv8)\n",
                      only_isa.c_str());
         return 2;
     }

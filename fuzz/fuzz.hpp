@@ -192,7 +192,7 @@ struct session_config {
     }
     /// Chooses this process's AES kernels as the configuration says.
     void use_kernels() const {
-        use_aes_isa(aesni ? aes_isa::aesni : tandem::detail::widest_aes_isa());
+        use_aes_isa(aesni ? tandem::narrowest_aes_isa : tandem::detail::widest_aes_isa());
     }
     /// Links besides the main one (session.hpp, open_worker_links).
     std::size_t extra_links() const noexcept { return threads - 1 + (ipp ? threads : 0); }

@@ -5,7 +5,8 @@
 #                                    workers per party), each as two processes over loopback TCP
 #                                    (--local); or one example with args
 #   scripts/run.sh test [preset]     build everything and run CTest; preset: release (default),
-#                                    debug, asan, tsan (see CMakePresets.json)
+#                                    debug, asan, tsan, aarch64 (cross-built, run under qemu-user;
+#                                    see CMakePresets.json)
 # Both first install any missing Debian packages (scripts/setup-deps.sh). TANDEM_DEPS_EXTRA
 # (space-separated: plots docs) passes through to it and adds python3-matplotlib (bench/plot.py,
 # the "plots" tests) and doxygen, e.g.  TANDEM_DEPS_EXTRA=plots scripts/run.sh test
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-  sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -50,7 +51,11 @@ case "$cmd" in
     ;;
   test)
     preset=${1:-release}
-    bash scripts/setup-deps.sh
+    if [[ "$preset" == aarch64 ]]; then
+      bash scripts/setup-deps.sh --arm64
+    else
+      bash scripts/setup-deps.sh
+    fi
     start=$SECONDS
     cmake --preset "$preset"
     cmake --build --preset "$preset" -j "$jobs"

@@ -2,11 +2,14 @@
 # Installs the Debian packages tandem needs to build and test, only those missing.
 # Idempotent: when everything is installed it changes nothing and needs no network.
 #
-#   scripts/setup-deps.sh [--plots] [--docs]
+#   scripts/setup-deps.sh [--plots] [--docs] [--arm64]
 #     --plots  also python3-matplotlib: bench/plot.py and the CTest label "plots"
 #     --docs   also doxygen: the API documentation
-# The environment variable TANDEM_DEPS_EXTRA (space-separated: plots docs) adds
-# the same extras, so that scripts/run.sh can pass them through.
+#     --arm64  also the AArch64 cross build (the "aarch64" preset): Debian's
+#              g++-aarch64-linux-gnu, qemu-user to run its tests, and the arm64
+#              libtbb-dev and libsodium-dev (adds the dpkg architecture arm64)
+# The environment variable TANDEM_DEPS_EXTRA (space-separated: plots docs arm64)
+# adds the same extras, so that scripts/run.sh can pass them through.
 set -euo pipefail
 
 # clang and its runtimes: the sanitizer builds and the libFuzzer harnesses (CI);
@@ -20,22 +23,35 @@ for arg in "$@"; do
   case "$arg" in
     --plots) extras+=(plots) ;;
     --docs) extras+=(docs) ;;
-    *) echo "setup-deps: unknown argument '$arg' (usage: scripts/setup-deps.sh [--plots] [--docs])" >&2; exit 2 ;;
+    --arm64) extras+=(arm64) ;;
+    *) echo "setup-deps: unknown argument '$arg' (usage: scripts/setup-deps.sh [--plots] [--docs] [--arm64])" >&2; exit 2 ;;
   esac
 done
+arm64=0
 for extra in "${extras[@]}"; do
   case "$extra" in
-    plots) package=python3-matplotlib ;;
-    docs) package=doxygen ;;
-    *) echo "setup-deps: unknown extra '$extra' in TANDEM_DEPS_EXTRA (plots, docs)" >&2; exit 2 ;;
+    plots) extra_packages=(python3-matplotlib) ;;
+    docs) extra_packages=(doxygen) ;;
+    arm64) extra_packages=(g++-aarch64-linux-gnu qemu-user libtbb-dev:arm64 libsodium-dev:arm64); arm64=1 ;;
+    *) echo "setup-deps: unknown extra '$extra' in TANDEM_DEPS_EXTRA (plots, docs, arm64)" >&2; exit 2 ;;
   esac
-  [[ " ${packages[*]} " == *" $package "* ]] || packages+=("$package")
+  for package in "${extra_packages[@]}"; do
+    [[ " ${packages[*]} " == *" $package "* ]] || packages+=("$package")
+  done
 done
 
+# Installed for the host: a package named without an architecture counts
+# only in the host's (or "all"), not as another architecture's copy (arm64).
+native=$(dpkg --print-architecture)
 missing=()
 for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  if [[ "$status" != "install ok installed" ]]; then
+  if [[ "$p" == *:* ]]; then
+    query=$p want_arch=${p#*:}
+  else
+    query=$p want_arch=$native
+  fi
+  if ! dpkg-query -W -f='${Architecture} ${Status}\n' "$query" 2>/dev/null |
+      grep -Eq "^($want_arch|all) install ok installed$"; then
     missing+=("$p")
   fi
 done
@@ -54,5 +70,8 @@ fi
 
 echo "setup-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+if ((arm64)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  dpkg --add-architecture arm64  # the arm64 builds of libtbb and libsodium, beside the host's
+fi
 apt-get update
 "${install_cmd[@]}"

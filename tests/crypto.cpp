@@ -82,7 +82,7 @@ TEST_CASE("crypto.aes.batched_paths_agree") {
 TEST_CASE("crypto.isa.choice") {
     // The chosen set is one this CPU runs; forcing either works or says why not.
     CHECK(cpu_supports(active_aes_isa()));
-    CHECK(cpu_supports(aes_isa::aesni));
+    CHECK(cpu_supports(narrowest_aes_isa));
     const aes_isa before = active_aes_isa();
     for (const aes_isa isa : all_aes_isas) {
         if (cpu_supports(isa)) {
@@ -98,16 +98,16 @@ TEST_CASE("crypto.isa.choice") {
     const char* old = std::getenv("TANDEM_ISA");
     const std::string saved = old ? old : "";
     ::setenv("TANDEM_ISA", "avx9000", 1);
-    CHECK_THROWS_WITH_AS(detail::require_aes_instructions(), doctest::Contains("use aesni, vaes256, vaes or auto"),
-                         usage_error);
-    ::setenv("TANDEM_ISA", "aesni", 1);
+    CHECK_THROWS_WITH_AS(detail::require_aes_instructions(),
+                         doctest::Contains("use aesni, vaes256, vaes, armv8 or auto"), usage_error);
+    ::setenv("TANDEM_ISA", to_string(narrowest_aes_isa), 1);
     CHECK_NOTHROW(detail::require_aes_instructions());
-    for (const aes_isa isa : {aes_isa::vaes256, aes_isa::vaes}) {
+    for (const aes_isa isa : {aes_isa::aesni, aes_isa::vaes256, aes_isa::vaes, aes_isa::armv8}) {
         ::setenv("TANDEM_ISA", to_string(isa), 1);
         if (cpu_supports(isa))
             CHECK_NOTHROW(detail::require_aes_instructions());
-        else
-            CHECK_THROWS_WITH_AS(detail::require_aes_instructions(), doctest::Contains("lacks VAES"), usage_error);
+        else  // another architecture's, or a wider one this CPU lacks
+            CHECK_THROWS_WITH_AS(detail::require_aes_instructions(), doctest::Contains("but this CPU"), usage_error);
     }
     if (old)
         ::setenv("TANDEM_ISA", saved.c_str(), 1);
@@ -199,13 +199,13 @@ TEST_CASE("crypto.fixed_key_hash.batched_equals_scalar") {
 
 }  // namespace crypto_tests
 
-// The AES-NI hash's two schedule paths, each called directly: the kernels
+// The 128-bit hash's two schedule paths, each called directly: the kernels
 // run only the one this CPU picks (AVX2 where it has it), so the other is
 // checked here against FIPS-197's one-key schedule (aes_key).
 TANDEM_CRYPTO_BEGIN
 namespace crypto_tests {
 template <std::size_t Z>
-void sliced_round_keys_sse(tandem::block start, std::uint64_t first, __m128i (&k)[11][Z]) {
+void sliced_round_keys_128(tandem::block start, std::uint64_t first, tandem::detail::vec128 (&k)[11][Z]) {
     tandem::detail::sliced_tweak_round_keys<tandem::detail::lanes128, Z>(start, first, k);
 }
 }  // namespace crypto_tests
@@ -218,12 +218,14 @@ void check_tweak_schedules(bool avx2) {
     prg rng(block(11, Z));
     const block start = rng.next();
     for (const std::uint64_t first : {std::uint64_t{40}, std::uint64_t{0xFFFFFFFC}, ~std::uint64_t{0} - 5}) {
-        INFO("Z " << Z << ", first tweak " << first << (avx2 ? ", AVX2" : ", SSE"));
-        alignas(32) __m128i k[11][Z];
+        INFO("Z " << Z << ", first tweak " << first << (avx2 ? ", AVX2" : ", 128-bit"));
+        alignas(32) detail::vec128 k[11][Z];
+#if TANDEM_X86
         if constexpr (Z % 8 == 0) {
             if (avx2) detail::avx2::tweak_round_keys<Z>(start, first, k);
         }
-        if (!avx2) sliced_round_keys_sse<Z>(start, first, k);
+#endif
+        if (!avx2) sliced_round_keys_128<Z>(start, first, k);
         for (std::size_t m = 0; m < Z; ++m) {
             const aes_key key(start ^ block(0, first + m));
             for (std::size_t r = 0; r < 11; ++r) CHECK(block(k[r][m]) == key.round[r]);
@@ -233,7 +235,12 @@ void check_tweak_schedules(bool avx2) {
 
 TEST_CASE("crypto.hash.aesni_schedules_equal_fips197") {
     for (const bool avx2 : {false, true}) {
-        if (avx2 && !detail::cpu().avx2) {
+#if TANDEM_X86
+        const bool have_avx2 = detail::cpu().avx2;
+#else
+        const bool have_avx2 = false;
+#endif
+        if (avx2 && !have_avx2) {
             MESSAGE("this CPU lacks AVX2: its AES-NI schedule path is not run here");
             continue;
         }

@@ -100,12 +100,12 @@ std::pair<std::vector<block>, gc::garbling> garble_with(const circuit<>& c, aes_
     return {t.tables(), std::move(g)};
 }
 
-/// Every instruction set's kernels produce the AES-NI kernels' tables byte
+/// Every instruction set's kernels produce the 128-bit kernels' tables byte
 /// for byte, and each evaluates the others' tables to the plaintext result.
 template <class Hash>
 void check_kernels_agree(const circuit<>& c, std::uint64_t seed) {
     const aes_isa before = active_aes_isa();
-    const auto [t_ni, g_ni] = garble_with<Hash>(c, aes_isa::aesni, seed);
+    const auto [t_ni, g_ni] = garble_with<Hash>(c, narrowest_aes_isa, seed);
     CHECK(t_ni.size() == 2 * c.stats().and_gates);
     std::mt19937_64 rng(seed);
     std::vector<std::vector<bool>> in;
@@ -119,7 +119,7 @@ void check_kernels_agree(const circuit<>& c, std::uint64_t seed) {
             active.push_back(g_ni.input.label(c.data().inputs[v].first_bit + k, in[v][k]));
     const std::vector<bool> expect = flat(eval_plain_bits(c, in));
     for (const aes_isa garbler : all_aes_isas) {
-        if (garbler == aes_isa::aesni) continue;
+        if (garbler == narrowest_aes_isa) continue;
         if (!cpu_supports(garbler)) {
             MESSAGE("this CPU cannot run the " << to_string(garbler) << " kernels; not compared here");
             continue;
@@ -129,9 +129,9 @@ void check_kernels_agree(const circuit<>& c, std::uint64_t seed) {
         CHECK(t_ni == t_v);
         CHECK(g_ni.output.bits == g_v.output.bits);
         CHECK(g_ni.output_zero == g_v.output_zero);
-        for (const aes_isa evaluator : {aes_isa::aesni, garbler}) {
+        for (const aes_isa evaluator : {narrowest_aes_isa, garbler}) {
             use_aes_isa(evaluator);
-            gc::table_reader reader(evaluator == aes_isa::aesni ? t_v : t_ni);  // the other kernel's tables
+            gc::table_reader reader(evaluator == narrowest_aes_isa ? t_v : t_ni);  // the other kernel's tables
             INFO("evaluated with " << to_string(evaluator));
             CHECK(gc::decode(gc::evaluate<Hash>(c, g_v.hash_start, reader, active), g_v.output) == expect);
         }

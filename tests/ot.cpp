@@ -118,6 +118,7 @@ TEST_CASE("ot.transpose_matches_the_reference") {
         for (std::size_t j = 0; j < 128; ++j) CHECK(got[j] == expect[j]);
         // Every variant compiled in, not only the one transpose128 picks.
         const auto* p = reinterpret_cast<const unsigned char*>(rows);
+#if TANDEM_X86
         ot::detail::transpose128_sse2(p, sizeof(block), got);
         for (std::size_t j = 0; j < 128; ++j) CHECK(got[j] == expect[j]);
         if (tandem::detail::cpu().avx2) {
@@ -128,10 +129,18 @@ TEST_CASE("ot.transpose_matches_the_reference") {
             ot::detail::transpose128_avx512(p, sizeof(block), got);
             for (std::size_t j = 0; j < 128; ++j) CHECK(got[j] == expect[j]);
         }
+#else
+        ot::detail::transpose128_neon(p, sizeof(block), got);
+        for (std::size_t j = 0; j < 128; ++j) CHECK(got[j] == expect[j]);
+#endif
     }
+#if TANDEM_X86
     std::string variants = "sse2";
     if (tandem::detail::cpu().avx2) variants += " avx2";
     if (cpu_supports(aes_isa::vaes)) variants += " avx512bw";
+#else
+    const std::string variants = "neon";
+#endif
     MESSAGE("transpose variants tested: " << variants);
 }
 

@@ -1,4 +1,5 @@
-// tandem/crypto/aes.hpp — AES-128 with AES-NI, and batched under one or many keys.
+// tandem/crypto/aes.hpp — AES-128 with AES-NI or the ARMv8 Crypto
+// Extensions, and batched under one or many keys.
 //
 // FIPS-197, with the key schedule of crypto/lanes.hpp. multi_key_encrypt()
 // expands keys round by round while it encrypts (round r only needs round
@@ -18,14 +19,18 @@
 #include <cstddef>
 #include <type_traits>
 
+#if TANDEM_X86
 #include <immintrin.h>
+#endif
 
 // The batch loops, over any AES lanes L: no target of their own, always
 // inlined into an entry point of one instruction set (below).
 namespace tandem::detail {
 
 /// How many of Z key registers, each with C registers of blocks, go through
-/// the rounds together. With 32 registers (AVX-512) all of them; with 16, a
+/// the rounds together. With 32 registers of four lanes (AVX-512) all of
+/// them; with 16 (and for AArch64's 32 of one lane, untuned: no ARM machine
+/// to measure on), a
 /// group whose keys and blocks stay in registers beside the key step's
 /// temporaries: at most 12 live (4 keys with 4 or 8 blocks), so the AES
 /// units see 8–12 independent rounds at a time and nothing spills. Groups
@@ -34,7 +39,7 @@ namespace tandem::detail {
 /// an AND").
 template <class L, std::size_t Z, std::size_t C>
 consteval std::size_t key_group() {
-    if constexpr (L::registers >= 32) {
+    if constexpr (L::registers >= 32 && L::width >= 4) {
         return Z;
     } else {
         std::size_t g = 12 / (C + 1) < Z ? 12 / (C + 1) : Z;
@@ -220,6 +225,7 @@ template <class L, std::size_t R>
 
 }  // namespace tandem::detail
 
+#if TANDEM_X86
 TANDEM_AVX2_BEGIN
 
 namespace tandem::detail::avx2 {
@@ -234,6 +240,7 @@ template <std::size_t Z>
 }  // namespace tandem::detail::avx2
 
 TANDEM_AVX2_END
+#endif
 
 namespace tandem::detail {
 /// The round keys of Z registers of tweak keys first, first + 1, … into
@@ -245,13 +252,16 @@ namespace tandem::detail {
 template <class L, std::size_t Z>
 [[gnu::always_inline]] inline void tweak_round_keys(block start, std::uint64_t first,
                                                     typename L::vec (&k)[11][Z]) noexcept {
+#if TANDEM_X86
     if constexpr (std::is_same_v<L, lanes128> && Z % 16 == 0) {
         if (cpu().avx2) return avx2::tweak_round_keys<Z>(start, first, k);
     }
+#endif
     sliced_tweak_round_keys<L, Z>(start, first, k);
 }
 }  // namespace tandem::detail
 
+#if TANDEM_X86
 TANDEM_VAES256_BEGIN
 
 namespace tandem::detail::vaes256 {
@@ -283,6 +293,7 @@ inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
 }  // namespace tandem::detail::vaes
 
 TANDEM_VAES_END
+#endif
 
 TANDEM_CRYPTO_BEGIN
 
@@ -293,36 +304,41 @@ struct aes_key {
     std::array<block, 11> round;
 
     explicit aes_key(block key) noexcept {
-        __m128i k = key.v;
+        detail::vec128 k = key.v;
         round[0] = block(k);
         for (int r = 0; r < 10; ++r) {
-            k = detail::aes_key_step(k, _mm_set1_epi32(detail::aes_round_constants[r]));
+            detail::lanes128::key_step(k, r);
             round[r + 1] = block(k);
         }
     }
 
     block encrypt(block x) const noexcept {
-        __m128i s = _mm_xor_si128(x.v, round[0].v);
-        for (int r = 1; r < 10; ++r) s = _mm_aesenc_si128(s, round[r].v);
-        return block(_mm_aesenclast_si128(s, round[10].v));
+        using L = detail::lanes128;
+        detail::vec128 s = x.v;
+        L::xor_into(s, round[0].v);
+        for (int r = 1; r < 10; ++r) L::aesenc(s, round[r].v);
+        L::aesenclast(s, round[10].v);
+        return block(s);
     }
 
     /// Encrypts n blocks in place, many at a time so the AES pipeline stays full
     /// (sixteen per iteration with VAES, eight with AES-NI).
     void encrypt(block* b, std::size_t n) const noexcept {
         std::size_t i = 0;
+#if TANDEM_X86
         if (n >= 16) {
             const aes_isa isa = detail::choose_aes_isa();
             if (isa == aes_isa::vaes) i = detail::vaes::encrypt_blocks(round.data(), b, n);
             if (isa == aes_isa::vaes256) i = detail::vaes256::encrypt_blocks(round.data(), b, n);
         }
+#endif
         i += detail::encrypt_blocks<detail::lanes128, 8>(round.data(), b + i, n - i);
         for (block* p = b + i; p != b + n; ++p) *p = encrypt(*p);  // (an index loop here trips a false GCC 12 warning)
     }
 };
 
 /// Encrypts, for every m < N and c < C, blocks[c * N + m] under keys[m],
-/// expanding the N keys on the fly — AES-NI, one block per instruction.
+/// expanding the N keys on the fly — AES-NI (or ARMv8), one block per instruction.
 template <std::size_t N, std::size_t C>
 inline void multi_key_encrypt_aesni(const block* keys, block* blocks) noexcept {
     detail::multi_key_encrypt_lanes<detail::lanes128, N, C>(keys, blocks);
@@ -332,6 +348,7 @@ inline void multi_key_encrypt_aesni(const block* keys, block* blocks) noexcept {
 /// the widest AES lanes that run and divide N.
 template <std::size_t N, std::size_t C>
 inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
+#if TANDEM_X86
     const aes_isa isa = detail::choose_aes_isa();
     if constexpr (N % 4 == 0) {
         if (isa == aes_isa::vaes) return detail::vaes::multi_key_encrypt<N, C>(keys, blocks);
@@ -339,6 +356,7 @@ inline void multi_key_encrypt(const block* keys, block* blocks) noexcept {
     if constexpr (N % 2 == 0) {
         if (isa != aes_isa::aesni) return detail::vaes256::multi_key_encrypt<N, C>(keys, blocks);
     }
+#endif
     multi_key_encrypt_aesni<N, C>(keys, blocks);
 }
 

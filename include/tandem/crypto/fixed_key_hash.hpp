@@ -87,6 +87,7 @@ template <class L, std::size_t N, std::size_t C>
 
 }  // namespace tandem::detail
 
+#if TANDEM_X86
 TANDEM_VAES256_BEGIN
 namespace tandem::detail::vaes256 {
 template <std::size_t N, std::size_t C>
@@ -104,6 +105,7 @@ inline void fixed_key(const block* round, std::uint64_t first_tweak, block* x) n
 }
 }  // namespace tandem::detail::vaes
 TANDEM_VAES_END
+#endif
 
 TANDEM_CRYPTO_BEGIN
 
@@ -119,6 +121,7 @@ public:
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
     template <std::size_t N, std::size_t C>
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
+#if TANDEM_X86
         const aes_isa isa = detail::choose_aes_isa();
         if constexpr (N % 4 == 0) {
             if (isa == aes_isa::vaes) return detail::vaes::fixed_key<N, C>(key_.round.data(), first_tweak, x);
@@ -126,6 +129,7 @@ public:
         if constexpr (N % 2 == 0) {
             if (isa != aes_isa::aesni) return detail::vaes256::fixed_key<N, C>(key_.round.data(), first_tweak, x);
         }
+#endif
         detail::fixed_key<detail::lanes128, N, C>(key_.round.data(), first_tweak, x);
     }
     void hash(std::uint64_t first_tweak, std::size_t n, std::size_t copies, block* x) const noexcept {

@@ -147,7 +147,7 @@ template <class L, std::size_t N, std::size_t C>
 /// Round keys r = 0..10 of the tweaks j .. j + Keys - 1 (key S ⊕ (0, j + m)) into round_keys[r][m].
 template <class L, std::size_t Keys>
 [[gnu::always_inline]] inline void expand_tweak_keys(block start_block, std::uint64_t j,
-                                                     __m128i (&round_keys)[11][Keys]) noexcept {
+                                                     vec128 (&round_keys)[11][Keys]) noexcept {
     static_assert(Keys % L::width == 0, "expand_tweak_keys: whole registers of keys");
     constexpr std::size_t Z = Keys / L::width;
     if constexpr (L::sliced_keys && Z % 4 == 0) {
@@ -174,6 +174,7 @@ template <class L, std::size_t Keys>
 
 }  // namespace tandem::detail
 
+#if TANDEM_X86
 TANDEM_VAES256_BEGIN
 
 namespace tandem::detail::vaes256 {
@@ -182,7 +183,7 @@ inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
     detail::mitccr<lanes256, N, C>(start, first_tweak, x);
 }
 template <std::size_t Keys>
-inline void expand_tweak_keys(block start, std::uint64_t j, __m128i (&round_keys)[11][Keys]) noexcept {
+inline void expand_tweak_keys(block start, std::uint64_t j, vec128 (&round_keys)[11][Keys]) noexcept {
     detail::expand_tweak_keys<lanes256, Keys>(start, j, round_keys);
 }
 }  // namespace tandem::detail::vaes256
@@ -197,12 +198,13 @@ inline void mitccr(block start, std::uint64_t first_tweak, block* x) noexcept {
     detail::mitccr<lanes512, N, C>(start, first_tweak, x);
 }
 template <std::size_t Keys>
-inline void expand_tweak_keys(block start, std::uint64_t j, __m128i (&round_keys)[11][Keys]) noexcept {
+inline void expand_tweak_keys(block start, std::uint64_t j, vec128 (&round_keys)[11][Keys]) noexcept {
     detail::expand_tweak_keys<lanes512, Keys>(start, j, round_keys);
 }
 }  // namespace tandem::detail::vaes
 
 TANDEM_VAES_END
+#endif
 
 TANDEM_CRYPTO_BEGIN
 
@@ -220,16 +222,20 @@ public:
     /// x[c * N + m] ← H(x[c * N + m], first_tweak + m) for m < N, c < C.
     template <std::size_t N, std::size_t C>
     void hash(std::uint64_t first_tweak, block* x) const noexcept {
+#if TANDEM_X86
         const aes_isa isa = detail::choose_aes_isa();
         if constexpr (N % 4 == 0) {
             if (isa == aes_isa::vaes) return detail::vaes::mitccr<N, C>(start_, first_tweak, x);
         }
+#endif
         if constexpr (N == 2) {  // one AND: in a chain of narrow levels, use schedules expanded ahead
             if (use_cached_keys(first_tweak)) return hash_cached<C>(first_tweak, x);
         }
+#if TANDEM_X86
         if constexpr (N % 2 == 0) {
             if (isa != aes_isa::aesni) return detail::vaes256::mitccr<N, C>(start_, first_tweak, x);
         }
+#endif
         detail::mitccr<detail::lanes128, N, C>(start_, first_tweak, x);
     }
 
@@ -268,26 +274,33 @@ private:
 
     void refill(std::uint64_t j) const noexcept {
         cache_first_ = j;
+#if TANDEM_X86
         switch (detail::choose_aes_isa()) {
         case aes_isa::vaes: return detail::vaes::expand_tweak_keys(start_, j, round_keys_);
         case aes_isa::vaes256: return detail::vaes256::expand_tweak_keys(start_, j, round_keys_);
-        default: return detail::expand_tweak_keys<detail::lanes128>(start_, j, round_keys_);
+        default: break;
         }
+#endif
+        detail::expand_tweak_keys<detail::lanes128>(start_, j, round_keys_);
     }
 
     /// H on x[c * 2 + m] with tweak j + m, keys from the cache.
     template <std::size_t C>
     void hash_cached(std::uint64_t j, block* x) const noexcept {
+        using L = detail::lanes128;
         const std::size_t at = j - cache_first_;
-        __m128i sg[2 * C], st[2 * C];
+        detail::vec128 sg[2 * C], st[2 * C];
         for (std::size_t i = 0; i < 2 * C; ++i) {
-            sg[i] = sigma(x[i]).v;
-            st[i] = _mm_xor_si128(sg[i], round_keys_[0][at + i % 2]);
+            sg[i] = st[i] = sigma(x[i]).v;
+            L::xor_into(st[i], round_keys_[0][at + i % 2]);
         }
         for (int r = 1; r < 10; ++r)
-            for (std::size_t i = 0; i < 2 * C; ++i) st[i] = _mm_aesenc_si128(st[i], round_keys_[r][at + i % 2]);
-        for (std::size_t i = 0; i < 2 * C; ++i)
-            x[i] = block(_mm_xor_si128(_mm_aesenclast_si128(st[i], round_keys_[10][at + i % 2]), sg[i]));
+            for (std::size_t i = 0; i < 2 * C; ++i) L::aesenc(st[i], round_keys_[r][at + i % 2]);
+        for (std::size_t i = 0; i < 2 * C; ++i) {
+            L::aesenclast(st[i], round_keys_[10][at + i % 2]);
+            L::xor_into(st[i], sg[i]);
+            x[i] = block(st[i]);
+        }
     }
 
     mutable std::uint64_t cache_first_ = no_tweak;
@@ -295,7 +308,7 @@ private:
     mutable std::uint32_t chain_length_ = 0;
     // Filled by refill() before any read; raw, so not zeroed per hash object;
     // 32-byte aligned for the 256-bit stores of tweak_round_keys.
-    alignas(32) mutable __m128i round_keys_[11][cached_keys];
+    alignas(32) mutable detail::vec128 round_keys_[11][cached_keys];
 
     block start_;
 };

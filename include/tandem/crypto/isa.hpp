@@ -7,9 +7,12 @@
 // CPU has: AVX-512 Intel servers since Ice Lake run `vaes`; AMD Zen 3 and
 // Intel client cores since Alder Lake `vaes256`; older x86 `aesni`. All give
 // identical results bit for bit, so the choice may differ between the two
-// parties and may change between runs (tests compare them).
+// parties and may change between runs (tests compare them). On AArch64 there
+// is one kernel, `armv8`, on the Crypto Extensions (AESE/AESMC, one block per
+// instruction; HWCAP_AES), with the same results bit for bit as the x86 ones,
+// so an x86 party and an ARM party run together.
 //
-// The environment variable TANDEM_ISA=aesni (or vaes256, vaes, auto)
+// The environment variable TANDEM_ISA=aesni (or vaes256, vaes, armv8, auto)
 // overrides the choice for a whole process; use_aes_isa() does the same from
 // code.
 #pragma once
@@ -22,7 +25,13 @@
 #include <string>
 #include <string_view>
 
+#include <tandem/crypto/target.hpp>
+
+#if TANDEM_X86
 #include <cpuid.h>
+#elif defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 namespace tandem {
 
@@ -31,18 +40,35 @@ enum class aes_isa : std::uint8_t {
     aesni = 1,    ///< AES-NI and SSE4.1: one AES block per instruction
     vaes = 2,     ///< VAES with AVX-512 F/BW/VL: four blocks per instruction
     vaes256 = 3,  ///< VAES with AVX2, 256-bit registers: two blocks per instruction
+    armv8 = 4,    ///< AArch64 with the ARMv8 Crypto Extensions (AESE/AESMC): one block per instruction
 };
 
-/// Every instruction set, narrowest first (tests and benchmarks run each the CPU has).
+/// Every instruction set of this architecture, narrowest first (tests and
+/// benchmarks run each the CPU has).
+#if TANDEM_X86
 inline constexpr aes_isa all_aes_isas[] = {aes_isa::aesni, aes_isa::vaes256, aes_isa::vaes};
+#else
+inline constexpr aes_isa all_aes_isas[] = {aes_isa::armv8};
+#endif
+
+/// The one-block-per-instruction kernels every CPU tandem runs on has (AES-NI
+/// or ARMv8): the reference the wide kernels are compared with.
+inline constexpr aes_isa narrowest_aes_isa = all_aes_isas[0];
 
 /// The name of an instruction set, as TANDEM_ISA spells it.
 inline const char* to_string(aes_isa isa) noexcept {
-    return isa == aes_isa::vaes ? "vaes" : isa == aes_isa::vaes256 ? "vaes256" : "aesni";
+    switch (isa) {
+    case aes_isa::vaes: return "vaes";
+    case aes_isa::vaes256: return "vaes256";
+    case aes_isa::armv8: return "armv8";
+    case aes_isa::aesni: break;
+    }
+    return "aesni";
 }
 
 namespace detail {
 
+#if TANDEM_X86
 struct cpu_features {
     bool aesni = false;  // with SSE4.1
     bool avx2 = false;
@@ -75,6 +101,28 @@ inline const cpu_features& cpu() noexcept {
     }();
     return f;
 }
+#else
+struct cpu_features {
+    bool armv8_aes = false;  // AESE, AESD, AESMC, AESIMC (NEON is in every ARMv8-A core)
+};
+
+/// The kernel's word on the AES instructions: HWCAP_AES of the auxiliary
+/// vector on Linux (user space cannot read ID_AA64ISAR0_EL1 portably). Every
+/// Apple silicon core has them.
+inline const cpu_features& cpu() noexcept {
+    static const cpu_features f = [] {
+        cpu_features c;
+#if defined(__linux__)
+        constexpr unsigned long hwcap_aes = 1ul << 3;  // HWCAP_AES, <asm/hwcap.h>
+        c.armv8_aes = (getauxval(AT_HWCAP) & hwcap_aes) != 0;
+#elif defined(__APPLE__)
+        c.armv8_aes = true;
+#endif
+        return c;
+    }();
+    return f;
+}
+#endif
 
 /// 0 until chosen, then an aes_isa. One per program (an inline variable).
 inline std::atomic<std::uint8_t> chosen_aes_isa{0};
@@ -85,23 +133,32 @@ inline std::uint8_t isa_from_environment() noexcept {
     const char* v = std::getenv("TANDEM_ISA");
     const std::string_view s = v ? v : "";
     if (s.empty() || s == "auto") return 0;
-    if (s == "aesni") return static_cast<std::uint8_t>(aes_isa::aesni);
-    for (const aes_isa isa : all_aes_isas)
+    for (const aes_isa isa : {aes_isa::aesni, aes_isa::vaes256, aes_isa::vaes, aes_isa::armv8})
         if (s == to_string(isa)) return static_cast<std::uint8_t>(isa);
     return 255;
 }
 
 inline bool cpu_runs(aes_isa isa) noexcept {
+#if TANDEM_X86
     switch (isa) {
     case aes_isa::vaes: return cpu().vaes;
     case aes_isa::vaes256: return cpu().vaes256;
-    default: return cpu().aesni;
+    case aes_isa::aesni: return cpu().aesni;
+    case aes_isa::armv8: break;
     }
+    return false;
+#else
+    return isa == aes_isa::armv8 && cpu().armv8_aes;
+#endif
 }
 
 /// The widest instruction set this CPU runs.
 inline aes_isa widest_aes_isa() noexcept {
+#if TANDEM_X86
     return cpu().vaes ? aes_isa::vaes : cpu().vaes256 ? aes_isa::vaes256 : aes_isa::aesni;
+#else
+    return aes_isa::armv8;
+#endif
 }
 
 /// The choice, made on first call: TANDEM_ISA if it names an instruction set
@@ -119,28 +176,35 @@ inline aes_isa choose_aes_isa() noexcept {
     return static_cast<aes_isa>(chosen_aes_isa.load(std::memory_order_relaxed));
 }
 
-/// True when the 512-bit VAES kernels run.
-inline bool use_vaes() noexcept { return choose_aes_isa() == aes_isa::vaes; }
+/// True when the 512-bit VAES kernels run (never on AArch64).
+inline bool use_vaes() noexcept { return TANDEM_X86 && choose_aes_isa() == aes_isa::vaes; }
 
 /// What a CPU lacks that cannot run `isa`'s kernels.
 inline const char* missing(aes_isa isa) noexcept {
+    if (!TANDEM_X86 && isa != aes_isa::armv8) return "is not an x86-64 CPU";
+    if (TANDEM_X86 && isa == aes_isa::armv8) return "is not an AArch64 CPU";
     switch (isa) {
     case aes_isa::vaes: return "lacks VAES or AVX-512 (F, BW, VL)";
     case aes_isa::vaes256: return "lacks VAES or AVX2";
-    default: return "lacks AES-NI or SSE4.1";
+    case aes_isa::armv8: return "lacks the ARMv8 Crypto Extensions (AES)";
+    case aes_isa::aesni: break;
     }
+    return "lacks AES-NI or SSE4.1";
 }
 
 /// Throws usage_error, instead of dying with SIGILL later, when this CPU
-/// lacks AES-NI, or when TANDEM_ISA asks for what it cannot do. Called by
-/// every engine's entry point (garble, evaluate, OT, the PRG).
+/// lacks AES instructions, or when TANDEM_ISA asks for what it cannot do.
+/// Called by every engine's entry point (garble, evaluate, OT, the PRG).
 inline void require_aes_instructions() {
-    if (!cpu().aesni) [[unlikely]]
-        throw usage_error("tandem needs AES-NI and SSE4.1, which this CPU does not have");
+    if (!cpu_runs(narrowest_aes_isa)) [[unlikely]]
+        throw usage_error(TANDEM_X86 ? "tandem needs AES-NI and SSE4.1, which this CPU does not have"
+                                     : "tandem needs the ARMv8 Crypto Extensions (AES instructions), which this "
+                                       "CPU does not have (e.g. the Raspberry Pi 4's Cortex-A72 lacks them)");
     const std::uint8_t want = isa_from_environment();
     if (want == 255) [[unlikely]]
         throw usage_error(std::string("TANDEM_ISA=") + std::getenv("TANDEM_ISA") +
-                          " is not an instruction set tandem knows; use aesni, vaes256, vaes or auto (or unset it)");
+                          " is not an instruction set tandem knows; use aesni, vaes256, vaes, armv8 or auto (or "
+                          "unset it)");
     if (want != 0 && !cpu_runs(static_cast<aes_isa>(want))) [[unlikely]]
         throw usage_error(std::string("TANDEM_ISA=") + to_string(static_cast<aes_isa>(want)) + ", but this CPU " +
                           missing(static_cast<aes_isa>(want)) + "; use TANDEM_ISA=" + to_string(widest_aes_isa()) +

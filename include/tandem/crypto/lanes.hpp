@@ -20,6 +20,15 @@
 // byte shuffle and aesenclast applies SubWord and the round constant — unlike
 // aeskeygenassist it takes the constant from a register, so many keys expand
 // side by side, several per register with VAES.
+//
+// On AArch64 lanes128 is written with NEON and the Crypto Extensions. AESE
+// is AddRoundKey, then ShiftRows and SubBytes; AESMC is MixColumns (Arm
+// ARM, "AESE", "AESMC"). With a zero round key, AESE(x, 0) ⊕ k is x86's
+// aesenclast(x, k) and AESMC(AESE(x, 0)) ⊕ k its aesenc(x, k), so the batch
+// loops, the schedules and the shuffle tables are the same on both, and so
+// are the results bit for bit. (Folding the XOR into the next AESE's key
+// would save one instruction per round; not done: no ARM machine here to
+// measure it on, and the loops would differ from x86's.)
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -30,7 +39,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#if TANDEM_X86
 #include <immintrin.h>
+#else
+#include <arm_neon.h>
+#endif
 
 // Fully unrolls the loop it precedes: the batch loops index small register
 // arrays, which stay in registers only when every index is a constant.
@@ -91,6 +104,8 @@ inline constexpr sliced_rotate_table sliced_rotate = [] {
     }
     return t;
 }();
+
+#if TANDEM_X86
 
 /// One step of the AES-128 key schedule on a 128-bit lane (FIPS-197 §5.2).
 inline __m128i aes_key_step(__m128i k, __m128i rcon) noexcept {
@@ -154,9 +169,91 @@ struct lanes128 {
     }
 };
 
+#else
+
+/// One step of the AES-128 key schedule on a 128-bit lane (FIPS-197 §5.2).
+inline uint8x16_t aes_key_step(uint8x16_t k, uint8x16_t rcon) noexcept {
+    // RotWord(w3) in every word: bytes 13, 14, 15, 12 of k, four times.
+    static constexpr std::uint8_t rot_word[16] = {13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12};
+    // Four equal columns: ShiftRows leaves them as they are, so AESE with a
+    // zero key is SubWord in every word.
+    const uint8x16_t t = veorq_u8(vaeseq_u8(vqtbl1q_u8(k, vld1q_u8(rot_word)), vdupq_n_u8(0)), rcon);
+    const uint8x16_t zero = vdupq_n_u8(0);
+    k = veorq_u8(k, vextq_u8(zero, k, 12));  // k ^ (k << 32 bits)
+    k = veorq_u8(k, vextq_u8(zero, k, 8));   // and (k << 64 bits)
+    return veorq_u8(k, t);
+}
+
+/// The round constant of `round` in all sixteen words' first bytes.
+inline uint8x16_t round_constant(int round) noexcept {
+    return vreinterpretq_u8_u32(vld1q_u32(round_constant_words.words[round]));
+}
+
+/// ARMv8 Crypto Extensions: one block per 128-bit register; 32 registers.
+struct lanes128 {
+    using vec = uint8x16_t;
+    static constexpr std::size_t width = 1, registers = 32;
+    static constexpr bool sliced_keys = true;  // tweak keys expanded word-sliced (sliced_rotate)
+    static void load(vec& v, const block* p) noexcept { v = vld1q_u8(reinterpret_cast<const std::uint8_t*>(p)); }
+    static void store(block* p, const vec& v) noexcept { vst1q_u8(reinterpret_cast<std::uint8_t*>(p), v); }
+    static void broadcast(vec& v, block b) noexcept { v = b.v; }
+    static void xor_into(vec& a, const vec& b) noexcept { a = veorq_u8(a, b); }
+    static void aesenc(vec& s, const vec& k) noexcept { s = veorq_u8(vaesmcq_u8(vaeseq_u8(s, vdupq_n_u8(0))), k); }
+    static void aesenclast(vec& s, const vec& k) noexcept { s = veorq_u8(vaeseq_u8(s, vdupq_n_u8(0)), k); }
+    static void key_step(vec& k, int round) noexcept { k = aes_key_step(k, round_constant(round)); }
+    /// σ(x_hi, x_lo) = (x_hi ⊕ x_lo, x_hi), a linear orthomorphism (hash.hpp).
+    static void sigma(vec& out, const vec& x) noexcept {
+        const uint8x16_t swapped = vextq_u8(x, x, 8);  // (x_lo, x_hi)
+        const uint64x2_t high = vcombine_u64(vcreate_u64(0), vget_high_u64(vreinterpretq_u64_u8(x)));
+        out = veorq_u8(swapped, vreinterpretq_u8_u64(high));
+    }
+    /// The tweak `first` as the block (0, first).
+    static void tweaks(vec& t, std::uint64_t first) noexcept { t = block(0, first).v; }
+    static void next_tweaks(vec& t) noexcept {
+        t = vreinterpretq_u8_u64(vaddq_u64(vreinterpretq_u64_u8(t), vcombine_u64(vcreate_u64(1), vcreate_u64(0))));
+    }
+
+    /// Word-sliced keys (sliced_rotate): w[i] word c = word i of the key S ⊕ (0, first + c).
+    static void sliced_tweak_keys(vec (&w)[4], block start, std::uint64_t first) noexcept {
+        const std::uint32_t lo[4] = {static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(first + 1),
+                                     static_cast<std::uint32_t>(first + 2), static_cast<std::uint32_t>(first + 3)};
+        const std::uint32_t hi[4] = {static_cast<std::uint32_t>(first >> 32), static_cast<std::uint32_t>((first + 1) >> 32),
+                                     static_cast<std::uint32_t>((first + 2) >> 32),
+                                     static_cast<std::uint32_t>((first + 3) >> 32)};
+        const uint32x4_t s = vreinterpretq_u32_u8(start.v);
+        w[0] = vreinterpretq_u8_u32(veorq_u32(vdupq_laneq_u32(s, 0), vld1q_u32(lo)));
+        w[1] = vreinterpretq_u8_u32(veorq_u32(vdupq_laneq_u32(s, 1), vld1q_u32(hi)));
+        w[2] = vreinterpretq_u8_u32(vdupq_laneq_u32(s, 2));
+        w[3] = vreinterpretq_u8_u32(vdupq_laneq_u32(s, 3));
+    }
+    static void sliced_step(vec (&w)[4], int round) noexcept {
+        uint8x16_t t = vqtbl1q_u8(w[3], vld1q_u8(sliced_rotate.bytes));
+        t = veorq_u8(vaeseq_u8(t, vdupq_n_u8(0)), round_constant(round));
+        w[0] = veorq_u8(w[0], t);
+        w[1] = veorq_u8(w[1], w[0]);
+        w[2] = veorq_u8(w[2], w[1]);
+        w[3] = veorq_u8(w[3], w[2]);
+    }
+    /// k[c] = key c of the slices (a 4×4 transpose of words).
+    static void sliced_round_keys(vec (&k)[4], const vec (&w)[4]) noexcept {
+        const uint32x4_t a = vzip1q_u32(vreinterpretq_u32_u8(w[0]), vreinterpretq_u32_u8(w[1]));
+        const uint32x4_t b = vzip2q_u32(vreinterpretq_u32_u8(w[0]), vreinterpretq_u32_u8(w[1]));
+        const uint32x4_t c = vzip1q_u32(vreinterpretq_u32_u8(w[2]), vreinterpretq_u32_u8(w[3]));
+        const uint32x4_t d = vzip2q_u32(vreinterpretq_u32_u8(w[2]), vreinterpretq_u32_u8(w[3]));
+        k[0] = vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u32(a), vreinterpretq_u64_u32(c)));
+        k[1] = vreinterpretq_u8_u64(vzip2q_u64(vreinterpretq_u64_u32(a), vreinterpretq_u64_u32(c)));
+        k[2] = vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u32(b), vreinterpretq_u64_u32(d)));
+        k[3] = vreinterpretq_u8_u64(vzip2q_u64(vreinterpretq_u64_u32(b), vreinterpretq_u64_u32(d)));
+    }
+};
+
+#endif
+
 }  // namespace tandem::detail
 
 TANDEM_CRYPTO_END
+
+#if TANDEM_X86
 
 TANDEM_AVX2_BEGIN
 
@@ -305,6 +402,8 @@ struct lanes512 {
 }  // namespace tandem::detail
 
 TANDEM_VAES_END
+
+#endif  // TANDEM_X86
 
 // Moving a batch between memory and registers, for any AES lanes L (no
 // target of its own, always inlined into an entry point of one set).

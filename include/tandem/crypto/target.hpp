@@ -1,26 +1,53 @@
-// tandem/crypto/target.hpp — compile tandem's crypto for AES-NI, and its
-// wide kernels for VAES, without forcing flags on the whole program.
+// tandem/crypto/target.hpp — compile tandem's crypto for the AES
+// instructions of the CPU it targets, without forcing flags on the whole
+// program.
 //
-// Code between TANDEM_CRYPTO_BEGIN and TANDEM_CRYPTO_END is compiled for
-// SSE4.1 and AES-NI; code between TANDEM_VAES_BEGIN and TANDEM_VAES_END also
-// for AVX2, AVX-512 (F, BW, VL) and VAES; TANDEM_VAES256_… for AVX2 and VAES
-// on 256-bit registers (AMD Zen 3, Intel client cores); TANDEM_AVX2_… for
-// AVX2 only (the OT transpose's middle width). Both add to whatever the command
-// line enables (e.g. -march=native), so users need no -maes, and the wide
-// kernels exist in every build: which one runs is chosen at run time from
-// CPUID (crypto/isa.hpp), never by the flags of a translation unit. The VAES
-// kernels live in namespaces of their own (`…::vaes`) and are only called
-// after that check, so no function's body depends on the flags it was
-// compiled with — two files of one program built with different -march agree
-// on every inline function (the one-definition rule), and a CPU without
-// AES-NI gets the clear error of isa.hpp instead of SIGILL.
+// x86-64: code between TANDEM_CRYPTO_BEGIN and TANDEM_CRYPTO_END is compiled
+// for SSE4.1 and AES-NI; code between TANDEM_VAES_BEGIN and TANDEM_VAES_END
+// also for AVX2, AVX-512 (F, BW, VL) and VAES; TANDEM_VAES256_… for AVX2 and
+// VAES on 256-bit registers (AMD Zen 3, Intel client cores); TANDEM_AVX2_…
+// for AVX2 only (the OT transpose's middle width). Both add to whatever the
+// command line enables (e.g. -march=native), so users need no -maes, and the
+// wide kernels exist in every build: which one runs is chosen at run time
+// from CPUID (crypto/isa.hpp), never by the flags of a translation unit. The
+// VAES kernels live in namespaces of their own (`…::vaes`) and are only
+// called after that check, so no function's body depends on the flags it
+// was compiled with — two files of one program built with different -march
+// agree on every inline function (the one-definition rule), and a CPU
+// without AES-NI gets the clear error of isa.hpp instead of SIGILL.
+//
+// AArch64 (ARMv8-A): TANDEM_CRYPTO_BEGIN adds the Crypto Extensions' AES
+// instructions (AESE, AESMC) to the baseline, whose NEON (Advanced SIMD) every
+// ARMv8-A core has; the same run-time check (HWCAP_AES) guards them. There
+// is one width, 128 bits, so the x86 wide kernels and their markers do not
+// exist there: code for them sits under TANDEM_X86.
 //
 // GCC takes `#pragma GCC target`; Clang the equivalent `#pragma clang
 // attribute`. Functions of one target inline into functions of a wider one,
 // so the wide kernels inline the scalar helpers (block, σ) freely.
 #pragma once
 
+#if defined(__x86_64__) || defined(_M_X64)
+#define TANDEM_X86 1
+#define TANDEM_ARM64 0
+#elif defined(__aarch64__)
+#define TANDEM_X86 0
+#define TANDEM_ARM64 1
+#else
+#error "tandem's crypto runs on x86-64 (AES-NI) and AArch64 (ARMv8 Crypto Extensions); this CPU is neither"
+#endif
+
+#if TANDEM_ARM64
 #if defined(__clang__)
+#define TANDEM_CRYPTO_BEGIN _Pragma("clang attribute push(__attribute__((target(\"aes\"))), apply_to = function)")
+#define TANDEM_CRYPTO_END _Pragma("clang attribute pop")
+#elif defined(__GNUC__)
+#define TANDEM_CRYPTO_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"+crypto\")")
+#define TANDEM_CRYPTO_END _Pragma("GCC pop_options")
+#else
+#error "tandem's crypto needs GCC or Clang (target pragmas for the ARMv8 Crypto Extensions)"
+#endif
+#elif defined(__clang__)
 #define TANDEM_CRYPTO_BEGIN \
     _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes\"))), apply_to = function)")
 #define TANDEM_CRYPTO_END _Pragma("clang attribute pop")

@@ -145,6 +145,8 @@ private:
     static void pause() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
 #else
         std::this_thread::yield();
 #endif

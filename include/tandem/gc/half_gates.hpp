@@ -90,10 +90,12 @@ namespace detail {
 /// linear_copies (above) for CPUs without VAES.
 inline void linear_copies(const gate* gates, block* label, std::uint32_t begin, std::uint32_t end, std::uint32_t k,
                           block not_mask) noexcept {
+#if TANDEM_X86
     if (tandem::detail::use_vaes()) {
         vaes::linear_copies(gates, label, begin, end, k, not_mask);
         return;
     }
+#endif
     for (std::uint32_t j = begin; j < end; ++j) {
         const gate g = gates[j];
         block* out = label + std::size_t{g.out} * k;
@@ -257,7 +259,11 @@ public:
     /// The w ANDs from `gates` on of k interleaved copies (k a multiple of 4,
     /// VAES only): see vaes::quad_cursor.
     void lockstep_ands(const gate* gates, std::uint32_t w, std::uint32_t k, block* label, std::uint64_t first_and) {
+#if TANDEM_X86
         detail::vaes::garble_lockstep(gates, w, k, hash_, sink_, label, delta_, first_and);
+#else
+        (void)gates, (void)w, (void)k, (void)label, (void)first_and;  // quads are VAES only
+#endif
     }
     /// The XOR and NOT gates [begin, end) of c, in order.
     void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) const {
@@ -284,13 +290,15 @@ private:
     /// ands() for two ANDs or more, in the widest kernel that runs.
     [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
                                      std::uint32_t end, std::uint64_t first_and) {
+#if TANDEM_X86
         switch (tandem::detail::choose_aes_isa()) {
         case aes_isa::vaes:
             return detail::vaes::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
         case aes_isa::vaes256:
             return detail::vaes256::garble_ands(gates, hash_, sink_, label, delta_, begin, end, first_and);
-        case aes_isa::aesni: break;
+        default: break;
         }
+#endif
         detail::and_garbler<Hash, Sink> a{gates, hash_, sink_, label, delta_, first_and};
         detail::run_ands<garble_batch>(begin, end, a);
     }
@@ -313,7 +321,11 @@ public:
         if (end > begin) a.template run<1>(begin);
     }
     void lockstep_ands(const gate* gates, std::uint32_t w, std::uint32_t k, block* label, std::uint64_t first_and) {
+#if TANDEM_X86
         detail::vaes::evaluate_lockstep(gates, w, k, hash_, source_, label, first_and);
+#else
+        (void)gates, (void)w, (void)k, (void)label, (void)first_and;  // quads are VAES only
+#endif
     }
     static void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t j = begin; j < end; ++j) {
@@ -331,12 +343,14 @@ private:
     /// ands() for two ANDs or more, in the widest kernel that runs.
     [[gnu::noinline]] void many_ands(const gate* gates, detail::label_array& label, std::uint32_t begin,
                                      std::uint32_t end, std::uint64_t first_and) {
+#if TANDEM_X86
         switch (tandem::detail::choose_aes_isa()) {
         case aes_isa::vaes: return detail::vaes::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
         case aes_isa::vaes256:
             return detail::vaes256::evaluate_ands(gates, hash_, source_, label, begin, end, first_and);
-        case aes_isa::aesni: break;
+        default: break;
         }
+#endif
         detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         detail::run_ands<evaluate_batch>(begin, end, a);
     }

@@ -44,7 +44,9 @@
 #include <string>
 #include <vector>
 
+#if TANDEM_X86
 #include <emmintrin.h>
+#endif
 
 TANDEM_CRYPTO_BEGIN
 
@@ -106,11 +108,19 @@ inline void pack_choices(const std::uint8_t* c, std::size_t n, block* bits, std:
     auto* out = reinterpret_cast<unsigned char*>(bits);
     std::memset(out, 0, nb * sizeof(block));
     std::size_t i = 0;
+#if TANDEM_X86
     for (; i + 16 <= n; i += 16) {  // bit 0 of each byte up to bit 7, then one movemask
         const __m128i v = _mm_slli_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c + i)), 7);
         const auto m = static_cast<std::uint16_t>(_mm_movemask_epi8(v));
         std::memcpy(out + i / 8, &m, 2);
     }
+#else
+    for (; i + 8 <= n; i += 8) {  // eight 0/1 bytes: one multiply moves byte k's bit to bit 56 + k, no carries
+        std::uint64_t v;
+        std::memcpy(&v, c + i, 8);
+        out[i / 8] = static_cast<unsigned char>((v * 0x0102040810204080ull) >> 56);
+    }
+#endif
     for (; i < n; ++i) out[i / 8] = static_cast<unsigned char>(out[i / 8] | (c[i] << (i % 8)));
 }
 

@@ -13,7 +13,10 @@
 // so on. With AVX2 (AVX-512BW) the same runs on 2 (4) groups of 16 rows per
 // register, whose masks are 32 (64) consecutive bits of a column. All three
 // are compiled in every build; the widest this CPU runs is chosen at run
-// time (AVX-512 together with the VAES kernels, crypto/isa.hpp).
+// time (AVX-512 together with the VAES kernels, crypto/isa.hpp). On AArch64
+// the unpacks are NEON's ZIP1/ZIP2 and the movemask, which NEON lacks, is
+// bit 7 of each byte shifted to its place in a byte half and summed across
+// the half (ADDV).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -29,7 +32,11 @@
 
 #include <tandem/crypto/isa.hpp>
 
+#if TANDEM_X86
 #include <immintrin.h>
+#else
+#include <arm_neon.h>
+#endif
 
 // The shared steps have no target of their own and are always inlined, so
 // each takes the width of the variant that calls it.
@@ -57,6 +64,8 @@ template <std::size_t Bytes, class Mask>
 }
 
 }  // namespace tandem::ot::detail
+
+#if TANDEM_X86
 
 TANDEM_CRYPTO_BEGIN
 
@@ -163,6 +172,48 @@ inline void transpose128_avx512(const unsigned char* in, std::size_t stride, blo
 
 TANDEM_VAES_END
 
+#else
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::ot::detail {
+
+struct unpack_neon {
+    static void unpack(const uint8x16_t& a, const uint8x16_t& b, uint8x16_t& lo, uint8x16_t& hi) noexcept {
+        lo = vzip1q_u8(a, b);
+        hi = vzip2q_u8(a, b);
+    }
+};
+
+/// Bit 7 of byte i of v as bit i of the result (x86's movemask).
+inline std::uint16_t top_bits(uint8x16_t v) noexcept {
+    static constexpr std::int8_t to_place[16] = {-7, -6, -5, -4, -3, -2, -1, 0, -7, -6, -5, -4, -3, -2, -1, 0};
+    const uint8x16_t t = vshlq_u8(vandq_u8(v, vdupq_n_u8(0x80)), vld1q_s8(to_place));
+    return static_cast<std::uint16_t>(vaddv_u8(vget_low_u8(t)) | (vaddv_u8(vget_high_u8(t)) << 8));
+}
+
+/// NEON: one group of 16 rows per register; rows at in + r * stride (bytes).
+inline void transpose128_neon(const unsigned char* in, std::size_t stride, block* cols) noexcept {
+    for (std::size_t g = 0; g < 8; ++g) {
+        uint8x16_t x[16];
+        for (std::size_t k = 0; k < 16; ++k) x[k] = vld1q_u8(in + (16 * g + k) * stride);
+        byte_transpose16<unpack_neon>(x);
+        for (std::size_t b = 0; b < 16; ++b) {
+            uint8x16_t v = x[b];
+            for (int bit = 7; bit >= 0; --bit) {
+                put_bits<2>(cols, 8 * b + static_cast<std::size_t>(bit), 2 * g, top_bits(v));
+                v = vshlq_n_u8(v, 1);
+            }
+        }
+    }
+}
+
+}  // namespace tandem::ot::detail
+
+TANDEM_CRYPTO_END
+
+#endif
+
 TANDEM_CRYPTO_BEGIN
 
 namespace tandem::ot {
@@ -172,12 +223,16 @@ namespace detail {
 /// cols (128 blocks) must not overlap them.
 inline void transpose128_strided(const void* in, std::size_t stride, block* cols) noexcept {
     const auto* p = static_cast<const unsigned char*>(in);
+#if TANDEM_X86
     if (tandem::detail::use_vaes())
         transpose128_avx512(p, stride, cols);
     else if (tandem::detail::cpu().avx2)
         transpose128_avx2(p, stride, cols);
     else
         transpose128_sse2(p, stride, cols);
+#else
+    transpose128_neon(p, stride, cols);
+#endif
 }
 }  // namespace detail
 
