@@ -135,20 +135,14 @@ TANDEM_INLINE std::optional<std::vector<bool>> session::run_protocol(reveal who,
                                                                    const std::vector<std::uint8_t>& my_bits,
                                                                    const detail::batch_context* batch) {
     state& s = *s_;
-    const auto t0 = net::clock::now();
-    const auto bytes = [&](bool sent) { return s.link_bytes(sent); };
-    const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
+    const state::run_meter meter(s);
     const detail::run_header mine(who, c, s.runs, s.me);
     mine.send(*s.ch);
     std::optional<std::vector<bool>> bits;
     s_->with_engine([&](auto& e) {
         const std::uint64_t first = e.first_and();
         bits = detail::compiled_run(e, who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
-        s.last = run_stats{e.first_and() - first, bytes(true) - sent0, bytes(false) - received0,
-                           std::chrono::duration<double>(net::clock::now() - t0).count(), e.ot_seconds};
-        s.last.transferred_bits = e.transferred_bits;
-        s.last.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
-        s.last.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
+        s.last = meter.finish(e, e.first_and() - first);
     });
     ++s.runs;
     return bits;
@@ -160,9 +154,7 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
     guard_broken();
     try {
         state& s = *s_;
-        const auto t0 = net::clock::now();
-        const auto bytes = [&](bool sent) { return s.link_bytes(sent); };
-        const std::uint64_t sent0 = bytes(true), received0 = bytes(false);
+        const state::run_meter meter(s);
         detail::stream_run_header header;
         header.run = s.runs;
         header.segment_ands = segment_ands;
@@ -170,9 +162,6 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
         header.inputs = signature;
         header.send(*s.ch);
         header.check(detail::stream_run_header::receive(*s.ch));
-        std::uint64_t and_gates = 0;
-        run_stats transfers;
-        double ot_seconds = 0;
         s_->with_engine([&](auto& e) {
             detail::stream_runner r(e, s.progress, expected_ands);
             if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
@@ -184,18 +173,9 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
             } else {
                 body(r);
             }
-            and_gates = r.and_gates;
-            ot_seconds = e.ot_seconds;
-            transfers.transferred_bits = e.transferred_bits;
-            transfers.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
-            transfers.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
+            s.last = meter.finish(e, r.and_gates);
         });
         ++s.runs;
-        s.last = run_stats{and_gates, bytes(true) - sent0, bytes(false) - received0,
-                           std::chrono::duration<double>(net::clock::now() - t0).count(), ot_seconds};
-        s.last.transferred_bits = transfers.transferred_bits;
-        s.last.transfer_ots = transfers.transfer_ots;
-        s.last.transfer_seconds = transfers.transfer_seconds;
     } catch (const std::exception& e) {
         fail(e);
         throw;

@@ -204,6 +204,29 @@ struct session_state {
         return n;
     }
 
+    /// A run's statistics (session::last_run): started before the run's
+    /// header goes out, finished with the engine that ran it. One for
+    /// compiled and streamed runs.
+    class run_meter {
+    public:
+        explicit run_meter(const session_state& s) noexcept
+            : s_(s), t0_(net::clock::now()), sent0_(s.link_bytes(true)), received0_(s.link_bytes(false)) {}
+        template <class Engine>
+        run_stats finish(const Engine& e, std::uint64_t and_gates) const noexcept {
+            run_stats r{and_gates, s_.link_bytes(true) - sent0_, s_.link_bytes(false) - received0_,
+                        std::chrono::duration<double>(net::clock::now() - t0_).count(), e.ot_seconds};
+            r.transferred_bits = e.transferred_bits;
+            r.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
+            r.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
+            return r;
+        }
+
+    private:
+        const session_state& s_;
+        net::clock::time_point t0_;
+        std::uint64_t sent0_, received0_;
+    };
+
     /// Calls f with the session's engine.
     template <class F>
     void with_engine(F&& f) {
