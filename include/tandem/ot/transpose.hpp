@@ -63,6 +63,27 @@ template <std::size_t Bytes, class Mask>
     std::memcpy(reinterpret_cast<unsigned char*>(cols + c) + at, &mask, Bytes);
 }
 
+/// One group of 16 rows per 128-bit register, for SSE2 and NEON alike; rows
+/// at in + r * stride (bytes). Bytes gives the register type `vec`, `load`,
+/// `unpack`, `top_bits` (bit 7 of byte i as bit i: x86's movemask) and
+/// `next_bit` (bit 6 of every byte up to bit 7).
+template <class Bytes>
+[[gnu::always_inline]] inline void transpose128_by16(const unsigned char* in, std::size_t stride,
+                                                     block* cols) noexcept {
+    for (std::size_t g = 0; g < 8; ++g) {
+        typename Bytes::vec x[16];
+        for (std::size_t k = 0; k < 16; ++k) Bytes::load(x[k], in + (16 * g + k) * stride);
+        byte_transpose16<Bytes>(x);
+        for (std::size_t b = 0; b < 16; ++b) {
+            typename Bytes::vec v = x[b];
+            for (int bit = 7; bit >= 0; --bit) {
+                put_bits<2>(cols, 8 * b + static_cast<std::size_t>(bit), 2 * g, Bytes::top_bits(v));
+                Bytes::next_bit(v);
+            }
+        }
+    }
+}
+
 }  // namespace tandem::ot::detail
 
 #if TANDEM_X86
@@ -71,29 +92,20 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::ot::detail {
 
-struct unpack_sse2 {
-    static void unpack(const __m128i& a, const __m128i& b, __m128i& lo, __m128i& hi) noexcept {
+struct bytes_sse2 {
+    using vec = __m128i;
+    static void load(vec& v, const unsigned char* p) noexcept { v = _mm_loadu_si128(reinterpret_cast<const vec*>(p)); }
+    static void unpack(const vec& a, const vec& b, vec& lo, vec& hi) noexcept {
         lo = _mm_unpacklo_epi8(a, b);
         hi = _mm_unpackhi_epi8(a, b);
     }
+    static std::uint16_t top_bits(const vec& v) noexcept { return static_cast<std::uint16_t>(_mm_movemask_epi8(v)); }
+    static void next_bit(vec& v) noexcept { v = _mm_slli_epi64(v, 1); }
 };
 
-/// SSE2: one group of 16 rows per register; rows at in + r * stride (bytes).
+/// SSE2: one group of 16 rows per register.
 inline void transpose128_sse2(const unsigned char* in, std::size_t stride, block* cols) noexcept {
-    for (std::size_t g = 0; g < 8; ++g) {
-        __m128i x[16];
-        for (std::size_t k = 0; k < 16; ++k)
-            x[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + (16 * g + k) * stride));
-        byte_transpose16<unpack_sse2>(x);
-        for (std::size_t b = 0; b < 16; ++b) {
-            __m128i v = x[b];
-            for (int bit = 7; bit >= 0; --bit) {
-                put_bits<2>(cols, 8 * b + static_cast<std::size_t>(bit), 2 * g,
-                            static_cast<std::uint16_t>(_mm_movemask_epi8(v)));
-                v = _mm_slli_epi64(v, 1);
-            }
-        }
-    }
+    transpose128_by16<bytes_sse2>(in, stride, cols);
 }
 
 }  // namespace tandem::ot::detail
@@ -178,34 +190,26 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::ot::detail {
 
-struct unpack_neon {
-    static void unpack(const uint8x16_t& a, const uint8x16_t& b, uint8x16_t& lo, uint8x16_t& hi) noexcept {
+/// NEON: ZIP1/ZIP2 are the byte unpacks; NEON has no movemask, so bit 7 of
+/// each byte is shifted to its place in its half and each half summed (ADDV).
+struct bytes_neon {
+    using vec = uint8x16_t;
+    static void load(vec& v, const unsigned char* p) noexcept { v = vld1q_u8(p); }
+    static void unpack(const vec& a, const vec& b, vec& lo, vec& hi) noexcept {
         lo = vzip1q_u8(a, b);
         hi = vzip2q_u8(a, b);
     }
+    static std::uint16_t top_bits(const vec& v) noexcept {
+        static constexpr std::int8_t to_place[16] = {-7, -6, -5, -4, -3, -2, -1, 0, -7, -6, -5, -4, -3, -2, -1, 0};
+        const uint8x16_t t = vshlq_u8(vandq_u8(v, vdupq_n_u8(0x80)), vld1q_s8(to_place));
+        return static_cast<std::uint16_t>(vaddv_u8(vget_low_u8(t)) | (vaddv_u8(vget_high_u8(t)) << 8));
+    }
+    static void next_bit(vec& v) noexcept { v = vshlq_n_u8(v, 1); }
 };
 
-/// Bit 7 of byte i of v as bit i of the result (x86's movemask).
-inline std::uint16_t top_bits(uint8x16_t v) noexcept {
-    static constexpr std::int8_t to_place[16] = {-7, -6, -5, -4, -3, -2, -1, 0, -7, -6, -5, -4, -3, -2, -1, 0};
-    const uint8x16_t t = vshlq_u8(vandq_u8(v, vdupq_n_u8(0x80)), vld1q_s8(to_place));
-    return static_cast<std::uint16_t>(vaddv_u8(vget_low_u8(t)) | (vaddv_u8(vget_high_u8(t)) << 8));
-}
-
-/// NEON: one group of 16 rows per register; rows at in + r * stride (bytes).
+/// NEON: one group of 16 rows per register.
 inline void transpose128_neon(const unsigned char* in, std::size_t stride, block* cols) noexcept {
-    for (std::size_t g = 0; g < 8; ++g) {
-        uint8x16_t x[16];
-        for (std::size_t k = 0; k < 16; ++k) x[k] = vld1q_u8(in + (16 * g + k) * stride);
-        byte_transpose16<unpack_neon>(x);
-        for (std::size_t b = 0; b < 16; ++b) {
-            uint8x16_t v = x[b];
-            for (int bit = 7; bit >= 0; --bit) {
-                put_bits<2>(cols, 8 * b + static_cast<std::size_t>(bit), 2 * g, top_bits(v));
-                v = vshlq_n_u8(v, 1);
-            }
-        }
-    }
+    transpose128_by16<bytes_neon>(in, stride, cols);
 }
 
 }  // namespace tandem::ot::detail
