@@ -177,8 +177,8 @@ inline uint8x16_t aes_key_step(uint8x16_t k, uint8x16_t rcon) noexcept {
     static constexpr std::uint8_t rot_word[16] = {13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12};
     // Four equal columns: ShiftRows leaves them as they are, so AESE with a
     // zero key is SubWord in every word.
-    const uint8x16_t t = veorq_u8(vaeseq_u8(vqtbl1q_u8(k, vld1q_u8(rot_word)), vdupq_n_u8(0)), rcon);
     const uint8x16_t zero = vdupq_n_u8(0);
+    const uint8x16_t t = veorq_u8(vaeseq_u8(vqtbl1q_u8(k, vld1q_u8(rot_word)), zero), rcon);
     k = veorq_u8(k, vextq_u8(zero, k, 12));  // k ^ (k << 32 bits)
     k = veorq_u8(k, vextq_u8(zero, k, 8));   // and (k << 64 bits)
     return veorq_u8(k, t);
