@@ -40,10 +40,10 @@ best "two-party, header-only" -c bench/first_program/two_party.cpp -o "$out/tp_h
 best "library: src/session.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/session.cpp -o "$out/lib.o"
 best "library: src/core.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/core.cpp -o "$out/core.o"
 if [[ -f $build/libtandem.a ]]; then
-    "$cxx" -o "$out/plain" "$out/plain.o" "$build/libtandem.a" -ltbb -lsodium -lpthread
+    "$cxx" -o "$out/plain" "$out/plain.o" "$build/libtandem.a" -lsodium -lpthread
     "$out/plain" && echo "plaintext program (compiled mode) linked against $build/libtandem.a: runs, right"
-    "$cxx" -o "$out/tp" "$out/tp.o" "$build/libtandem.a" -ltbb -lsodium -lpthread
+    "$cxx" -o "$out/tp" "$out/tp.o" "$build/libtandem.a" -lsodium -lpthread
     "$out/tp" && echo "two-party program (compiled mode) linked against $build/libtandem.a: runs, both parties right"
-    "$cxx" -o "$out/tp_h" "$out/tp_h.o" -ltbb -lsodium -lpthread
+    "$cxx" -o "$out/tp_h" "$out/tp_h.o" -lsodium -lpthread
     "$out/tp_h" && echo "two-party program (header-only): runs, both parties right"
 fi

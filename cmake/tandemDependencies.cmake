@@ -4,10 +4,8 @@
 #
 # Creates or reuses:
 #   Boost::headers    Boost.Hana (header-only)          Debian: libboost-dev
-#   TBB::tbb          oneTBB (flow graph, task arena)    Debian: libtbb-dev
 #   Threads::Threads
 #   tandem::sodium    libsodium, via pkg-config          Debian: libsodium-dev
-#   tandem::asio      standalone Asio (asio.hpp)         Debian: libasio-dev
 #
 # This file defines every target before the installed tandemTargets.cmake
 # (which links them into tandem::tandem) is read.
@@ -30,14 +28,6 @@ if(NOT TARGET Boost::headers)
 endif()
 if(NOT TARGET Boost::headers)
   _tandem_missing_dependency("Boost.Hana (Boost >= 1.74 headers)" libboost-dev)
-endif()
-
-# oneTBB.
-if(NOT TARGET TBB::tbb)
-  find_package(TBB QUIET)
-endif()
-if(NOT TARGET TBB::tbb)
-  _tandem_missing_dependency("oneTBB" libtbb-dev)
 endif()
 
 # Threads.
@@ -71,20 +61,6 @@ if(NOT TARGET tandem::sodium)
 endif()
 if(NOT TARGET tandem::sodium)
   _tandem_missing_dependency("libsodium (found with pkg-config)" "libsodium-dev pkg-config")
-endif()
-
-# Standalone Asio: header-only.
-if(NOT TARGET tandem::asio)
-  find_path(TANDEM_ASIO_INCLUDE_DIR NAMES asio.hpp)
-  mark_as_advanced(TANDEM_ASIO_INCLUDE_DIR)
-  if(TANDEM_ASIO_INCLUDE_DIR AND TARGET Threads::Threads)
-    add_library(tandem::asio INTERFACE IMPORTED)
-    target_include_directories(tandem::asio INTERFACE "${TANDEM_ASIO_INCLUDE_DIR}")
-    target_link_libraries(tandem::asio INTERFACE Threads::Threads)
-  endif()
-endif()
-if(NOT TARGET tandem::asio)
-  _tandem_missing_dependency("standalone Asio (asio.hpp)" libasio-dev)
 endif()
 
 if(_tandem_missing)

@@ -56,7 +56,7 @@ fuzz_one() {
   echo "== fuzz_$name for ${seconds} s (log: $work/log)"
   local status=0
   ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}" \
-  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/ubsan.supp:${UBSAN_OPTIONS:-}" \
+  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}" \
     "$build/fuzz/fuzz_$name" "$work/corpus" \
       -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss_mb" -detect_leaks=1 \
       -artifact_prefix="$work/artifacts/" -print_final_stats=1 >"$work/log" 2>&1 || status=$?

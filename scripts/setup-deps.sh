@@ -7,14 +7,14 @@
 #     --docs   also doxygen: the API documentation
 #     --arm64  also the AArch64 cross build (the "aarch64" preset): Debian's
 #              g++-aarch64-linux-gnu, qemu-user to run its tests, and the arm64
-#              libtbb-dev and libsodium-dev (adds the dpkg architecture arm64)
+#              libsodium-dev (adds the dpkg architecture arm64)
 # The environment variable TANDEM_DEPS_EXTRA (space-separated: plots docs arm64)
 # adds the same extras, so that scripts/run.sh can pass them through.
 set -euo pipefail
 
 # clang and its runtimes: the sanitizer builds and the libFuzzer harnesses (CI);
 # valgrind: the secret-independence test.
-packages=(g++ cmake ninja-build pkg-config libboost-dev libtbb-dev libasio-dev doctest-dev libsodium-dev
+packages=(g++ cmake ninja-build pkg-config libboost-dev doctest-dev libsodium-dev
           clang libclang-rt-14-dev valgrind)
 
 extras=()
@@ -32,7 +32,7 @@ for extra in "${extras[@]}"; do
   case "$extra" in
     plots) extra_packages=(python3-matplotlib) ;;
     docs) extra_packages=(doxygen) ;;
-    arm64) extra_packages=(g++-aarch64-linux-gnu qemu-user libtbb-dev:arm64 libsodium-dev:arm64); arm64=1 ;;
+    arm64) extra_packages=(g++-aarch64-linux-gnu qemu-user libsodium-dev:arm64); arm64=1 ;;
     *) echo "setup-deps: unknown extra '$extra' in TANDEM_DEPS_EXTRA (plots, docs, arm64)" >&2; exit 2 ;;
   esac
   for package in "${extra_packages[@]}"; do
@@ -71,7 +71,7 @@ fi
 echo "setup-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 if ((arm64)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  dpkg --add-architecture arm64  # the arm64 builds of libtbb and libsodium, beside the host's
+  dpkg --add-architecture arm64  # the arm64 build of libsodium, beside the host's
 fi
 apt-get update
 "${install_cmd[@]}"

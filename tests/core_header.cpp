@@ -1,20 +1,10 @@
-// <tandem/core.hpp> alone: a plaintext program compiles without Asio,
-// oneTBB, libsodium, sockets or tandem's crypto/garbling/OT/network code,
+// <tandem/core.hpp> alone: a plaintext program compiles without libsodium,
+// sockets or tandem's crypto/garbling/OT/network code,
 // and it works. The include-guard probes come before doctest, so only
 // core.hpp can have defined them.
 #include <tandem/core.hpp>
 
 namespace probe {
-#if defined(ASIO_HPP) || defined(ASIO_DETAIL_CONFIG_HPP)
-constexpr bool asio = true;
-#else
-constexpr bool asio = false;
-#endif
-#if defined(__TBB_version_H) || defined(__TBB_flow_graph_H) || defined(TBB_VERSION_MAJOR)
-constexpr bool tbb = true;
-#else
-constexpr bool tbb = false;
-#endif
 #if defined(sodium_H) || defined(sodium_core_H)
 constexpr bool sodium = true;
 #else
@@ -44,8 +34,6 @@ constexpr bool tandem_crypto = false;
 using tandem::input, tandem::party, tandem::secure_int;
 
 TEST_CASE("core_header.pulls_in_nothing_heavy") {
-    CHECK_MESSAGE(!probe::asio, "<tandem/core.hpp> includes Asio");
-    CHECK_MESSAGE(!probe::tbb, "<tandem/core.hpp> includes oneTBB");
     CHECK_MESSAGE(!probe::sodium, "<tandem/core.hpp> includes libsodium");
     CHECK_MESSAGE(!probe::sockets, "<tandem/core.hpp> includes socket headers");
     CHECK_MESSAGE(!probe::tandem_crypto, "<tandem/core.hpp> includes tandem's crypto/garbling/OT/session code");

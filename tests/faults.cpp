@@ -495,8 +495,8 @@ std::size_t fd_count() { return entries("/proc/self/fd"); }
 
 /// Waits up to 3 s for every thread tandem started to be joined and for the
 /// descriptors to come back to the baseline. Threads are counted by the
-/// library (detail/owned_thread.hpp), not in /proc: oneTBB's pool grows
-/// lazily, even mid-matrix, and stays, so the process's count is no measure.
+/// library (detail/owned_thread.hpp), not in /proc: a thread another library
+/// starts and keeps would make the process's count no measure.
 bool settles(std::size_t fds) {
     for (int i = 0; i < 300; ++i) {
         if (detail::threads_running().load() == 0 && fd_count() <= fds) return true;
@@ -519,7 +519,7 @@ TEST_CASE("faults.matrix") {
             INFO("calibrating " << name_of(k) << ", threads " << threads);
             cal[static_cast<int>(k)] = calibrate(k, threads);
         }
-        // oneTBB's and the sessions' pools are made lazily: the baseline is taken after honest runs.
+        // The sessions' pools are made lazily: the baseline is taken after honest runs.
         const std::size_t base_threads = thread_count(), base_fds = fd_count();
         CHECK(detail::threads_running().load() == 0);
         for (const phase ph : phases)

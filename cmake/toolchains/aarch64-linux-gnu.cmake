@@ -3,9 +3,9 @@
 # CMAKE_CROSSCOMPILING_EMULATOR). Used by the "aarch64" preset.
 #
 # Needs (scripts/setup-deps.sh --arm64 installs them): g++-aarch64-linux-gnu,
-# qemu-user, and the arm64 builds of the libraries that are not header-only
-# (dpkg --add-architecture arm64; libtbb-dev:arm64 libsodium-dev:arm64).
-# Header-only dependencies (Boost.Hana, Asio, doctest) come from /usr/include
+# qemu-user, and the arm64 build of the one library that is not header-only
+# (dpkg --add-architecture arm64; libsodium-dev:arm64).
+# Header-only dependencies (Boost.Hana, doctest) come from /usr/include
 # as on the host.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)

@@ -1,5 +1,5 @@
 // tandem/core.hpp — the light half of tandem: write, compile and test secure
-// functions in plaintext, with none of Asio, oneTBB or libsodium and no
+// functions in plaintext, with neither libsodium nor sockets and no
 // networking, garbling or OT code (a first program compiles in about half the
 // time of <tandem/tandem.hpp>; bench/RESULTS.md, issue 16).
 //

@@ -25,7 +25,7 @@
 // With session_options::threads = W > 1 the session opens W - 1 more
 // connections after the handshake (worker links, each introduced by the
 // session's id and its index); a run's parallel regions and wide levels are
-// garbled and evaluated by W workers per party on a oneTBB flow graph, each
+// garbled and evaluated by W workers per party (exec/executor.hpp), each
 // streaming its tables over its own link (exec/). Inputs, OT and outputs stay
 // on the main connection.
 //
@@ -47,7 +47,7 @@
 // Compiled once or header-only. By default (CMake's tandem::tandem, option
 // TANDEM_HEADER_ONLY off) TANDEM_SEPARATE_COMPILATION is defined and this
 // header only declares the session: its definitions — and with them the
-// engine, the garbling kernels, OT, Asio and oneTBB — are compiled once, in
+// engine, the garbling kernels, OT and the sockets — are compiled once, in
 // the library (src/session.cpp), and a program that runs a session parses and
 // compiles none of them. Without the macro (tandem::headers, or a bare -I)
 // the definitions come inline from session/session_impl.hpp at the end of
@@ -465,7 +465,7 @@ public:
     net::tcp_listener& tcp() noexcept { return *tcp_; }
 
 private:
-    std::unique_ptr<net::tcp_listener> tcp_;  // a pointer: Asio stays out of this header
+    std::unique_ptr<net::tcp_listener> tcp_;  // a pointer: the sockets stay out of this header
 };
 
 }  // namespace tandem

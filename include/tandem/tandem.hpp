@@ -1,5 +1,5 @@
 // tandem/tandem.hpp — umbrella header: everything tandem offers today.
-// <tandem/core.hpp> is the light part (no Asio, oneTBB, libsodium).
+// <tandem/core.hpp> is the light part (no libsodium, no sockets).
 #pragma once
 
 #include <tandem/core.hpp>

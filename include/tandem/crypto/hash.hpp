@@ -272,7 +272,11 @@ private:
         return true;
     }
 
-    void refill(std::uint64_t j) const noexcept {
+    // Not inlined: it runs once per cached_keys / 2 chained gates, and the
+    // flattened level loop (gc/half_gates.hpp) would otherwise take a copy of
+    // all three instruction sets' schedules per core type (17 KB each, ~2 s
+    // of a header-only program's compile time).
+    [[gnu::noinline]] void refill(std::uint64_t j) const noexcept {
         cache_first_ = j;
 #if TANDEM_X86
         switch (detail::choose_aes_isa()) {

@@ -6,9 +6,10 @@
 // the count is 0 whenever no session or stream is alive; a value above 0 then
 // means an owner was never destroyed (a leak). The fault matrix
 // (tests/faults.cpp) checks exactly that after every injected failure:
-// counting the process's threads cannot tell a leaked thread from one of
-// oneTBB's, whose pool grows lazily (a second worker appeared mid-matrix
-// under ThreadSanitizer on a 2-core machine) and lives as long as the process.
+// counting the process's threads cannot tell a leaked thread from one a
+// library in the same process started and keeps (oneTBB's pool, when tandem
+// used it, grew mid-matrix under ThreadSanitizer and lived as long as the
+// process).
 #pragma once
 
 #include <atomic>

@@ -1,33 +1,34 @@
-// tandem/exec/executor.hpp — runs a plan on a oneTBB flow graph.
+// tandem/exec/executor.hpp — runs a plan on the session's worker threads.
 //
-// One graph node per task of the plan: a sequential step is one task (on
+// The plan's steps run one after another: a sequential step is one task (on
 // worker 0; its wide levels fan out to the other workers, FGP), a region step
 // one task per worker (its part of the instances). A step's tasks start when
 // every task of the step before has finished: the steps share one label
 // array whose slots are reused step after step (circuit/layout.hpp), so a
 // step depends on its predecessor through data and through slot reuse alike.
 // Within a step nothing is shared but reads: instances write disjoint slots.
+// The dependencies are thus a chain of stages, and the executor is a loop
+// that hands each stage's tasks to their workers and waits for them all (a
+// flow graph of one node per task, as this was until issue 29, expressed the
+// same chain at ~2 s of every including program's compile time).
 //
-// Tasks block on sockets, so each worker's tasks run on a thread of its own
-// (exec::workers), never on TBB's: the graph's async nodes hand a task to its
-// worker's thread and continue the graph when that thread reports back. TBB's
-// own threads only do the graph's bookkeeping; a TBB arena cannot promise a
-// thread per blocking task (with fewer threads than blocked tasks, the tasks
-// that would unblock them never run).
+// Tasks block on sockets, so each worker's tasks run on a thread of their
+// own: worker 0's on the calling thread, the others' on exec::workers' (a
+// pool of fewer threads than blocked tasks could not promise that the tasks
+// which would unblock them ever run).
 // With IPP (exec/ipp_plan.hpp) the plan also has boundaries, where the
 // `boundary` hook runs on worker 0 between two steps: there the session
 // re-shares wires between the worlds (session/ipp.hpp).
 // The first task to fail records its exception and calls `interrupt`, which
 // makes every other blocked task fail at once instead of at its deadline;
-// the first exception is rethrown when the graph has drained.
+// no stage starts after a failure, and the first exception is rethrown
+// when the stage running has drained.
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/detail/owned_thread.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
-
-#include <oneapi/tbb/flow_graph.h>
 
 #include <algorithm>
 #include <atomic>
@@ -42,6 +43,7 @@
 #include <optional>
 #include <span>
 #include <thread>
+#include <utility>
 #include <vector>
 
 TANDEM_CRYPTO_BEGIN
@@ -50,7 +52,18 @@ namespace tandem::exec {
 
 namespace detail {
 
-/// The first failure of a graph run, and what to do about the others.
+/// A spin-wait's pause: lets the core's other hardware thread run.
+inline void cpu_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#else
+    std::this_thread::yield();
+#endif
+}
+
+/// The first failure of a run, and what to do about the others.
 class failure {
 public:
     explicit failure(std::function<void()> interrupt) : interrupt_(std::move(interrupt)) {}
@@ -132,7 +145,7 @@ public:
                 left.fetch_sub(1, std::memory_order_acq_rel);
             });
         f(0);
-        while (left.load(std::memory_order_acquire) != 0) pause();
+        while (left.load(std::memory_order_acquire) != 0) detail::cpu_pause();
     }
 
     /// How long an idle worker polls for its next job before it sleeps. Steps
@@ -142,16 +155,6 @@ public:
     static constexpr std::chrono::microseconds poll_before_sleep{200};
 
 private:
-    static void pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield");
-#else
-        std::this_thread::yield();
-#endif
-    }
-
     struct thread {
         tandem::detail::owned_thread t;
         std::mutex m;
@@ -164,7 +167,7 @@ private:
                 const auto idle_since = std::chrono::steady_clock::now();
                 for (unsigned spins = 0; !pending.load(std::memory_order_acquire); ++spins)
                     if (spins % 64 == 0 && std::chrono::steady_clock::now() - idle_since > poll_before_sleep) break;
-                    else pause();
+                    else detail::cpu_pause();
                 std::function<void()> job;
                 {
                     std::unique_lock lock(m);
@@ -182,44 +185,44 @@ private:
 };
 
 /// Runs every step of c as the plan says. cores[w] is worker w's engine
-/// (gc::garbler_core or gc::evaluator_core, bound to link w); `label` holds
-/// the circuit's slots with its inputs in front; `first_and` offsets all
-/// tweaks. `interrupt` is called once if any task fails. `pool` has at
+/// (a gc::garbler_core or gc::evaluator_core, bound to link w); `label`
+/// holds the circuit's slots with its inputs in front; `first_and` offsets
+/// all tweaks. `interrupt` is called once if any task fails. `pool` has at
 /// least p.workers threads (unused when p.one_worker: then the calling
-/// thread runs everything).
-template <class Core>
-void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores, gc::detail::label_array& label,
-             std::uint64_t first_and, workers& pool, std::function<void()> interrupt = {},
-             const std::function<void(std::size_t)>& boundary = {}) {
+/// thread runs everything). Not a template: the cores are called per run of
+/// levels, per FGP part and per region part, never per gate.
+inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* const> cores,
+                    gc::detail::label_array& label, std::uint64_t first_and, workers& pool,
+                    std::function<void()> interrupt = {}, const std::function<void(std::size_t)>& boundary = {}) {
     if (cores.size() != p.workers || (!p.one_worker && pool.size() < p.workers))
         tandem::detail::internal_error("executor: one core and one thread per worker expected");
     if (!p.hooks.empty() && !boundary) tandem::detail::internal_error("executor: an IPP plan needs a boundary hook");
     detail::failure fail(std::move(interrupt));
-    const auto flush = [](Core* core) {
-        if constexpr (requires { core->flush(); }) core->flush();
-    };
 
     const auto run_sequential = [&](const step& st) {
-        Core& main = *cores[0];
-        for (std::uint32_t l = st.level_begin; l < st.level_end; ++l) {
-            const level_range& lv = c.levels[l];
+        gc::core& main = *cores[0];
+        for (std::uint32_t l = st.level_begin; l < st.level_end;) {
+            // The levels up to the next one split over workers run in one call
+            // (their tweaks follow each other: exec/plan.hpp).
+            std::uint32_t whole = l;
+            while (whole < st.level_end && p.level_parts(c.levels[whole]) == 1) ++whole;
+            if (whole > l) main.levels(c, label, l, whole, first_and + p.level_first_and[l]);
+            if ((l = whole) == st.level_end) break;
+            const level_range& lv = c.levels[l];  // FGP: part k of the level's ANDs on worker k
             const std::uint64_t first = first_and + p.level_first_and[l];
             const std::uint32_t n = p.level_parts(lv);
-            if (n == 1) {
-                main.ands(c.gates.data(), label, lv.and_begin, lv.xor_begin, first);
-            } else {  // FGP: part k of the level's ANDs on worker k
-                pool.run_on_each(n, [&](std::uint32_t k) {
-                    fail.guard([&] {
-                        const auto [b, e] = plan::level_part(lv, k, n);
-                        cores[k]->ands(c.gates.data(), label, b, e, first + (b - lv.and_begin));
-                        if (k != 0) flush(cores[k]);
-                    });
+            pool.run_on_each(n, [&](std::uint32_t k) {
+                fail.guard([&] {
+                    const auto [b, e] = plan::level_part(lv, k, n);
+                    cores[k]->ands(c.gates.data(), label, b, e, first + (b - lv.and_begin));
+                    if (k != 0) cores[k]->flush();
                 });
-                if (fail.happened()) return;
-            }
+            });
+            if (fail.happened()) return;
             main.linear(c, label, lv.xor_begin, lv.end);
+            ++l;
         }
-        flush(&main);
+        main.flush();
     };
     const auto run_part = [&](std::size_t s, std::uint32_t w) {
         const region_data& r = c.regions[c.steps[s].region];
@@ -227,11 +230,11 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
         const instance_range part = sp.parts[w];
         if (part.end > part.begin)
             cores[w]->instances(r, part.begin, part.end, label, first_and + sp.instance_first_and[part.begin]);
-        flush(cores[w]);
+        cores[w]->flush();
     };
 
     const std::size_t n_steps = c.steps.size();
-    if (p.one_worker) {  // a sequence: no graph, no thread hop (small runs cost microseconds)
+    if (p.one_worker) {  // no thread hop: the calling thread runs it all (small runs cost microseconds)
         fail.guard([&] {
             for (std::size_t s = 0; s < n_steps; ++s) {
                 if (p.hooked(s)) boundary(s);
@@ -244,63 +247,67 @@ void execute(const plan& p, const circuit_data& c, std::span<Core* const> cores,
         return;
     }
 
-    // The graph: per step, an async node per task (handing it to its
-    // worker's thread), then a continue node that fires when all of the
-    // step's tasks are done and starts the next step's.
-    using namespace tbb::flow;
-    using task_node = async_node<continue_msg, continue_msg>;
-    graph g;
-    std::vector<std::unique_ptr<task_node>> tasks;
-    std::vector<std::unique_ptr<continue_node<continue_msg>>> joins;
-    std::vector<task_node*> first_tasks;
-    continue_node<continue_msg>* done_before = nullptr;  // the previous step's join
-    const auto add = [&](std::uint32_t w, std::function<void()> body) {
-        tasks.push_back(std::make_unique<task_node>(
-            g, unlimited, [&pool, &fail, w, body](const continue_msg&, task_node::gateway_type& gate) {
-                gate.reserve_wait();
-                pool.post(w, [&fail, &gate, body] {
-                    fail.guard(body);
-                    gate.try_put(continue_msg());
-                    gate.release_wait();
-                });
-            }));
-        if (done_before) make_edge(*done_before, *tasks.back());
-        else first_tasks.push_back(tasks.back().get());
-        return tasks.back().get();
+    // A stage: worker 0's task runs on the calling thread (a sequential step
+    // or a boundary is then no hand-off at all), the others' on their
+    // workers' threads, and the stage ends when all are done. The count is
+    // guarded by a mutex and the last task notifies under it, so the waiter
+    // cannot return, and the count go out of scope, while a task still uses
+    // it.
+    std::mutex m;
+    std::condition_variable cv;
+    std::size_t left = 0;
+    std::vector<std::pair<std::uint32_t, std::function<void()>>> stage;
+    const auto run_stage = [&] {
+        std::function<void()> mine;
+        {
+            std::lock_guard lock(m);
+            left = 0;
+            for (const auto& task : stage) left += task.first != 0;
+        }
+        for (auto& [w, body] : stage) {
+            if (w == 0) {
+                mine = std::move(body);
+                continue;
+            }
+            pool.post(w, [&, body = std::move(body)] {
+                fail.guard(body);
+                std::lock_guard lock(m);
+                if (--left == 0) cv.notify_one();
+            });
+        }
+        stage.clear();
+        if (mine) fail.guard(mine);
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return left == 0; });
     };
-    const auto stage = [&](const std::vector<task_node*>& stage_tasks) {  // runs after the stage before
-        if (stage_tasks.empty()) return;
-        joins.push_back(std::make_unique<continue_node<continue_msg>>(g, [](const continue_msg&) {}));
-        for (task_node* t : stage_tasks) make_edge(*t, *joins.back());
-        done_before = joins.back().get();
-    };
-    for (std::size_t s = 0; s <= n_steps; ++s) {
-        if (p.hooked(s)) stage({add(0, [&, s] { boundary(s); })});
+    for (std::size_t s = 0; s <= n_steps && !fail.happened(); ++s) {
+        if (p.hooked(s)) {
+            stage.emplace_back(0, [&, s] { boundary(s); });
+            run_stage();
+            if (fail.happened()) break;
+        }
         if (s == n_steps) break;
-        std::vector<task_node*> step_tasks;
         if (c.steps[s].kind == step_kind::sequential) {
-            if (p.steps[s].here) step_tasks.push_back(add(0, [&, s] { run_sequential(c.steps[s]); }));
+            if (p.steps[s].here) stage.emplace_back(0, [&, s] { run_sequential(c.steps[s]); });
         } else {
             for (std::uint32_t w = 0; w < p.workers; ++w)
                 if (p.steps[s].parts[w].end > p.steps[s].parts[w].begin)
-                    step_tasks.push_back(add(w, [&, s, w] { run_part(s, w); }));
+                    stage.emplace_back(w, [&, s, w] { run_part(s, w); });
         }
-        stage(step_tasks);
+        run_stage();
     }
-    for (task_node* t : first_tasks) t->try_put(continue_msg());
-    g.wait_for_all();
     fail.rethrow();
 }
 
 namespace detail {
 /// Makes one core per worker with make(w), runs the plan on them (on `pool`,
 /// or on threads made for this call), and wipes the labels if it fails.
-template <class Core, class Make>
-void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::label_array& label,
-               std::uint64_t first_and, workers* pool, std::function<void()> interrupt,
-               const std::function<void(std::size_t)>& boundary = {}) {
-    std::vector<std::unique_ptr<Core>> cores;
-    std::vector<Core*> ptrs;
+inline void run_cores(const plan& p, const circuit_data& c,
+                      const std::function<std::unique_ptr<gc::core>(std::uint32_t)>& make,
+                      gc::detail::label_array& label, std::uint64_t first_and, workers* pool,
+                      std::function<void()> interrupt, const std::function<void(std::size_t)>& boundary = {}) {
+    std::vector<std::unique_ptr<gc::core>> cores;
+    std::vector<gc::core*> ptrs;
     for (std::uint32_t w = 0; w < p.workers; ++w) {
         cores.push_back(make(w));
         ptrs.push_back(cores.back().get());
@@ -308,7 +315,7 @@ void run_cores(const plan& p, const circuit_data& c, Make&& make, gc::detail::la
     try {
         std::optional<workers> own;
         if (pool == nullptr) pool = &own.emplace(p.one_worker ? 0 : p.workers);
-        execute(p, c, std::span<Core* const>(ptrs), label, first_and, *pool, std::move(interrupt), boundary);
+        execute(p, c, std::span<gc::core* const>(ptrs), label, first_and, *pool, std::move(interrupt), boundary);
     } catch (...) {
         tandem::detail::wipe_all(label);
         throw;
@@ -329,10 +336,12 @@ gc::garbled_outputs garble(const plan& p, const circuit<>& circ, const gc::encod
     if (sinks.size() != p.workers) throw usage_error("exec::garble: one table sink per worker expected");
     check_plan_fits(p, c);
     gc::detail::label_array label = gc::detail::input_slots(c, input.zero_labels);
-    using core = gc::garbler_core<Hash, Sink>;
-    detail::run_cores<core>(
-        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, input.delta, *sinks[w]); }, label,
-        first_and, pool, std::move(interrupt));
+    detail::run_cores(
+        p, c,
+        [&](std::uint32_t w) {
+            return std::make_unique<gc::garbler_core<Hash, Sink>>(hash_start, input.delta, *sinks[w]);
+        },
+        label, first_and, pool, std::move(interrupt));
     return gc::detail::finish_garbling(c, label, p.and_gates);
 }
 
@@ -348,10 +357,9 @@ std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_sta
     if (sources.size() != p.workers) throw usage_error("exec::evaluate: one table source per worker expected");
     check_plan_fits(p, c);
     gc::detail::label_array label = gc::detail::input_slots(c, input_labels);
-    using core = gc::evaluator_core<Hash, Source>;
-    detail::run_cores<core>(
-        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, *sources[w]); }, label, first_and,
-        pool, std::move(interrupt));
+    detail::run_cores(
+        p, c, [&](std::uint32_t w) { return std::make_unique<gc::evaluator_core<Hash, Source>>(hash_start, *sources[w]); },
+        label, first_and, pool, std::move(interrupt));
     return gc::detail::output_labels(c, label);
 }
 

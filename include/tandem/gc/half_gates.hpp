@@ -86,6 +86,34 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::gc {
 
+/// One worker's garbling or evaluating engine, as the executor (exec/) and a
+/// session's engine (session/engine.hpp) see it: garbler_core and
+/// evaluator_core below, under any hash. Calls through it are per step, per
+/// run of levels or per FGP part, never per gate, so the code that sequences
+/// a run is compiled once for both hashes and both roles (issue 29: the
+/// executor and the engine compiled once per hash cost ~2.5 s of every
+/// including program's compile time).
+class core {
+public:
+    virtual ~core() = default;
+    /// Levels [begin, end) of c, the first AND with tweak index first_and;
+    /// returns the tweak index after their ANDs.
+    virtual std::uint64_t levels(const circuit_data& c, detail::label_array& label, std::uint32_t begin,
+                                 std::uint32_t end, std::uint64_t first_and) = 0;
+    /// Instances [begin, end) of region r (step_runner::instances).
+    virtual std::uint64_t instances(const region_data& r, std::uint32_t begin, std::uint32_t end,
+                                    detail::label_array& outer, std::uint64_t first_and) = 0;
+    /// The ANDs [begin, end) of `gates` (all of one level, or a part of it),
+    /// the first with tweak index first_and.
+    virtual void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
+                      std::uint64_t first_and) = 0;
+    /// The XOR and NOT gates [begin, end) of c, in order.
+    virtual void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin,
+                        std::uint32_t end) = 0;
+    /// Passes buffered tables on (a garbler whose sink buffers).
+    virtual void flush() = 0;
+};
+
 namespace detail {
 /// linear_copies (above) for CPUs without VAES.
 inline void linear_copies(const gate* gates, block* label, std::uint32_t begin, std::uint32_t end, std::uint32_t k,
@@ -132,17 +160,17 @@ inline std::uint32_t lockstep_width(const circuit_data& body) noexcept {
 
 /// What garbler_core and evaluator_core share: walking levels, and running a
 /// region instance in a label array of its own, through the core's ands()
-/// and linear().
+/// and linear() (called directly: the cores are final).
 template <class Core>
-class step_runner {
+class step_runner : public core {
 public:
     /// Levels [begin, end) of c; returns the tweak index after their ANDs.
     /// Flattened: a lone AND inlines here, as it must in a chain of one AND
     /// per level, where a call per gate shows; a level of two ANDs or more is
     /// one call into a kernel (the cores' many_ands, not inlined, so that each
     /// kernel is compiled once per core type, not once per caller).
-    [[gnu::flatten]] std::uint64_t levels(const circuit_data& c, label_array& label, std::uint32_t begin, std::uint32_t end,
-                         std::uint64_t first_and) {
+    [[gnu::flatten]] std::uint64_t levels(const circuit_data& c, label_array& label, std::uint32_t begin,
+                                          std::uint32_t end, std::uint64_t first_and) final {
         Core& core = static_cast<Core&>(*this);
         for (std::uint32_t l = begin; l < end; ++l) {
             const level_range& lv = c.levels[l];
@@ -157,7 +185,7 @@ public:
     /// returns the tweak index after them. Consecutive instances of one body
     /// run in lockstep groups (lockstep_width), one instance alone as before.
     std::uint64_t instances(const region_data& r, std::uint32_t begin, std::uint32_t end, label_array& outer,
-                            std::uint64_t first_and) {
+                            std::uint64_t first_and) final {
         for (std::uint32_t i = begin; i < end;) {
             const std::uint32_t body = r.instances[i].body;
             const std::uint32_t most = lockstep_width(r.bodies[body]);
@@ -243,13 +271,12 @@ private:
 /// its sink. The session's executor (exec/) runs one per worker; garble()
 /// below runs one over a whole circuit.
 template <tweakable_hash Hash, table_sink Sink>
-class garbler_core : public detail::step_runner<garbler_core<Hash, Sink>> {
+class garbler_core final : public detail::step_runner<garbler_core<Hash, Sink>> {
 public:
     garbler_core(block hash_start, block delta, Sink& sink) : hash_(hash_start), delta_(delta), sink_(sink) {}
 
-    /// The ANDs [begin, end) of `gates` (all of one level), the first with tweak index first_and.
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-              std::uint64_t first_and) {
+              std::uint64_t first_and) override {
         // A lone AND (a chain: one per level) runs the same code on every ISA
         // and is taken here, without a call.
         if (end - begin > 1) return many_ands(gates, label, begin, end, first_and);
@@ -265,8 +292,8 @@ public:
         (void)gates, (void)w, (void)k, (void)label, (void)first_and;  // quads are VAES only
 #endif
     }
-    /// The XOR and NOT gates [begin, end) of c, in order.
-    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) const {
+    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin,
+                std::uint32_t end) override {
         for (std::uint32_t j = begin; j < end; ++j) {
             const gate& g = c.gates[j];
             // Written out, not free_gate_value: that template sits outside
@@ -282,7 +309,7 @@ public:
         detail::linear_copies(c.gates.data(), label.data(), begin, end, k, delta_);
     }
     /// Passes buffered tables on, if the sink buffers (channel_sink).
-    void flush() {
+    void flush() override {
         if constexpr (requires { sink_.flush(); }) sink_.flush();
     }
 
@@ -310,12 +337,12 @@ private:
 
 /// The evaluator's counterpart of garbler_core, reading tables from a source.
 template <tweakable_hash Hash, table_source Source>
-class evaluator_core : public detail::step_runner<evaluator_core<Hash, Source>> {
+class evaluator_core final : public detail::step_runner<evaluator_core<Hash, Source>> {
 public:
     evaluator_core(block hash_start, Source& source) : hash_(hash_start), source_(source) {}
 
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-              std::uint64_t first_and) {
+              std::uint64_t first_and) override {
         if (end - begin > 1) return many_ands(gates, label, begin, end, first_and);
         detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         if (end > begin) a.template run<1>(begin);
@@ -327,7 +354,8 @@ public:
         (void)gates, (void)w, (void)k, (void)label, (void)first_and;  // quads are VAES only
 #endif
     }
-    static void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end) {
+    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin,
+                std::uint32_t end) override {
         for (std::uint32_t j = begin; j < end; ++j) {
             const gate& g = c.gates[j];
             static_assert(tandem::detail::free_kinds_are_xor_and_not, "give the new free kind its labels here");
@@ -338,6 +366,7 @@ public:
                        std::uint32_t k) {
         detail::linear_copies(c.gates.data(), label.data(), begin, end, k, block());
     }
+    void flush() override {}
 
 private:
     /// ands() for two ANDs or more, in the widest kernel that runs.

@@ -1,9 +1,10 @@
 // tandem/session/engine.hpp — the steps every run of a session is made of,
-// one party's side, with the garbling hash fixed as a type.
+// one party's side.
 //
-// A session builds one engine after its handshake and OT set-up (session.hpp:
-// a std::variant over the two hashes, the one place where the run-time
-// option becomes a type). The engine holds what every run uses: the links,
+// A session builds one engine after its handshake and OT set-up
+// (session/setup.hpp). The engine is the same code under either hash: only
+// the cores it makes (session/cores.hpp) garble and evaluate under the
+// agreed one. It holds what every run uses: the links,
 // Δ and the correlated-OT pair (lent by the session), the worker threads,
 // the plan of the circuit run last and the tweak counter (every AND under
 // the session's Δ gets its own tweaks, across runs). Its steps, with the
@@ -55,6 +56,7 @@
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
+#include <tandem/session/cores.hpp>
 #include <tandem/session/ipp.hpp>
 #include <tandem/session/options.hpp>
 
@@ -133,14 +135,14 @@ struct engine_parts {
     ot::cot_receiver* receiver;                ///< correlation: the peer's Δ (Bob; Alice with IPP)
     bool ipp = false;
     std::uint64_t ipp_min_ands = 0;
+    garbling_hash hash = garbling_hash::rekeyed;
 };
 
-/// One party's engine under hash `Hash` (crypto/hash.hpp, crypto/fixed_key_hash.hpp).
-/// Used by one thread at a time.
-template <tweakable_hash Hash>
+/// One party's engine under the hash `parts.hash` names. Used by one thread
+/// at a time.
 class engine {
 public:
-    explicit engine(const engine_parts& parts) : p_(parts) {
+    explicit engine(const engine_parts& parts) : p_(parts), cores_(cores_for(parts.hash)) {
         require_aes_instructions();
         if (!garbler())  // each link's tables, given to the evaluator run by run (channel_source::allow)
             for (net::channel* l : p_.links) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
@@ -255,12 +257,10 @@ public:
             run_cores(c.data(), *p, labels);
         } else if (garbler()) {
             gc::channel_sink sink(main_link());
-            garbler_core one(hash_start_, p_.delta, sink);
-            run_all_steps(one, c.data(), labels, first_and_);
+            gc::detail::run_all_steps(*cores_.garbler(hash_start_, p_.delta, sink), c.data(), labels, first_and_);
         } else {
             sources_[0]->allow(2 * and_gates);
-            evaluator_core one(hash_start_, *sources_[0]);
-            run_all_steps(one, c.data(), labels, first_and_);
+            gc::detail::run_all_steps(*cores_.evaluator(hash_start_, *sources_[0]), c.data(), labels, first_and_);
         }
         first_and_ += and_gates;
     }
@@ -321,9 +321,6 @@ public:
     }
 
 private:
-    using garbler_core = gc::garbler_core<Hash, gc::channel_sink>;
-    using evaluator_core = gc::evaluator_core<Hash, gc::channel_source>;
-
     /// Stops every link at once when a worker fails.
     std::function<void()> interrupter() const {
         return [links = p_.links, bob = p_.bob_links] {
@@ -349,14 +346,14 @@ private:
         if (garbler()) {
             std::vector<gc::channel_sink> sinks;
             for (net::channel* l : p_.links) sinks.emplace_back(*l);
-            exec::detail::run_cores<garbler_core>(
-                p, c, [&](std::uint32_t w) { return std::make_unique<garbler_core>(hash_start_, p_.delta, sinks[w]); },
-                labels, first_and_, pool, interrupter());
+            exec::detail::run_cores(
+                p, c, [&](std::uint32_t w) { return cores_.garbler(hash_start_, p_.delta, sinks[w]); }, labels,
+                first_and_, pool, interrupter());
         } else {
             for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p.worker_ands[w]);
-            exec::detail::run_cores<evaluator_core>(
-                p, c, [&](std::uint32_t w) { return std::make_unique<evaluator_core>(hash_start_, *sources_[w]); },
-                labels, first_and_, pool, interrupter());
+            exec::detail::run_cores(
+                p, c, [&](std::uint32_t w) { return cores_.evaluator(hash_start_, *sources_[w]); }, labels,
+                first_and_, pool, interrupter());
         }
     }
 
@@ -371,15 +368,15 @@ private:
         if (!side_) side_.emplace(1);
         std::array<exec::workers*, 2> pools{pool_ ? &*pool_ : nullptr, peer_pool_ ? &*peer_pool_ : nullptr};
         if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
-        ipp_run r{plan,      {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine,
-                  first_and_, {}, {},                        {}};
+        ipp_run r{plan, {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine, cores_,
+                  first_and_};
         const circuit_data& c = circ.data();
         gc::detail::label_array other(c.slot_count);
         if (garbler()) {
-            run_both<Hash>(r, c, labels, hash_start_, other, std::nullopt);
+            run_both(r, c, labels, hash_start_, other, std::nullopt);
         } else {
             r.bob_hash_start = declassified(p_.rng.next());  // sent: public
-            run_both<Hash>(r, c, other, r.bob_hash_start, labels, hash_start_);
+            run_both(r, c, other, r.bob_hash_start, labels, hash_start_);
         }
         wipe_all(other);
         first_and_ += plan.and_gates;
@@ -391,6 +388,7 @@ private:
     }
 
     engine_parts p_;
+    core_maker cores_;
     std::uint64_t first_and_ = 0;
     block hash_start_{};
     std::uint64_t opened_ = 0;  // outputs opened in this run so far: the output hashes' index

@@ -50,6 +50,7 @@
 #include <tandem/gc/channel_tables.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/ot/iknp.hpp>
+#include <tandem/session/cores.hpp>
 #include <tandem/session/options.hpp>
 
 #include <array>
@@ -145,6 +146,7 @@ struct ipp_run {
     ot::cot_receiver& receiver;     ///< correlation: the peer's Δ (transfers out of its world)
     block delta;                    ///< this party's Δ
     exec::world mine;               ///< the world this party garbles
+    core_maker cores;               ///< the cores under the session's hash
     std::uint64_t first_and;
     block bob_hash_start{};         ///< Bob: the hash start of his world (drawn by his engine)
     std::array<double, 2> transfer_seconds{};  ///< out: per world, time in transfers (not in waits)
@@ -223,8 +225,7 @@ inline double seconds_since(net::clock::time_point t0) {
 /// This party's world: garbles it, and at each boundary gives its wires
 /// that leave to the other world (as OT receiver of the peer's Δ: its
 /// permute bits are its shares) and takes those that arrive.
-template <class Hash>
-void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
+inline void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
                   block hash_start, std::function<void()> interrupt) {
     const exec::world x = r.mine;
     const exec::plan& p = r.plan.worlds[exec::index(x)];
@@ -252,18 +253,16 @@ void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::la
         install(h, k, x, t.into_world(x), label);
         send_transfer_digests(*links[0], k, t.into_world(x), label, r.delta);
     };
-    using core = gc::garbler_core<Hash, gc::channel_sink>;
-    exec::detail::run_cores<core>(
-        p, c, [&](std::uint32_t w) { return std::make_unique<core>(hash_start, r.delta, sinks[w]); }, label,
-        r.first_and, r.pools[exec::index(x)], std::move(interrupt), boundary);
+    exec::detail::run_cores(
+        p, c, [&](std::uint32_t w) { return r.cores.garbler(hash_start, r.delta, sinks[w]); }, label, r.first_and,
+        r.pools[exec::index(x)], std::move(interrupt), boundary);
 }
 
 /// The peer's world: evaluates it, and at each boundary turns its wires
 /// that leave into zero labels of this party's world (as OT sender of its
 /// own Δ: its colours are its shares) and takes those that arrive. Reads
 /// the world's hash start first when the peer is Bob.
-template <class Hash>
-void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
+inline void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
                     std::optional<block> hash_start, std::function<void()> interrupt) {
     const exec::world y = exec::other(r.mine);
     const exec::plan& p = r.plan.worlds[exec::index(y)];
@@ -287,18 +286,16 @@ void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::
         const std::vector<std::uint64_t>& segment = r.plan.segment_ands[exec::index(y)][k];
         for (std::size_t w = 0; w < sources.size(); ++w) sources[w]->allow(2 * segment[w]);
     };
-    using core = gc::evaluator_core<Hash, gc::channel_source>;
-    exec::detail::run_cores<core>(
-        p, c, [&](std::uint32_t w) { return std::make_unique<core>(*hash_start, *sources[w]); }, label,
-        r.first_and, r.pools[exec::index(y)], std::move(interrupt), boundary);
+    exec::detail::run_cores(
+        p, c, [&](std::uint32_t w) { return r.cores.evaluator(*hash_start, *sources[w]); }, label, r.first_and,
+        r.pools[exec::index(y)], std::move(interrupt), boundary);
 }
 
 /// Runs both worlds: this party's on the calling thread, the peer's on the
 /// side thread. `own` and `peers` are the label arrays of the two worlds
 /// (inputs in front where the world holds them); on return they hold the
 /// final labels. The first failure is rethrown after both have stopped.
-template <class Hash>
-void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
+inline void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
                 gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
     handover h(r.plan.boundary.size());
     const auto interrupt = [&h, &r](exec::world w) {
@@ -314,7 +311,7 @@ void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own,
     std::future<void> peer_finished = peer_done.get_future();
     r.side.post(0, [&] {
         try {
-            evaluate_world<Hash>(r, c, h, peers, peer_hash_start, interrupt(theirs));
+            evaluate_world(r, c, h, peers, peer_hash_start, interrupt(theirs));
         } catch (...) {
             peer_error = std::current_exception();
             interrupt(theirs)();
@@ -322,7 +319,7 @@ void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own,
         peer_done.set_value();
     });
     try {
-        garble_world<Hash>(r, c, h, own, own_hash_start, interrupt(r.mine));
+        garble_world(r, c, h, own, own_hash_start, interrupt(r.mine));
     } catch (...) {
         own_error = std::current_exception();
         interrupt(r.mine)();
@@ -336,11 +333,10 @@ void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own,
 /// run_worlds; both label arrays are wiped if it fails (a world that
 /// finished keeps its labels until then, and freed label arrays are reused
 /// unwiped: detail/big_vector.hpp).
-template <class Hash>
-void run_both(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
+inline void run_both(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
               gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
     try {
-        run_worlds<Hash>(r, c, own, own_hash_start, peers, peer_hash_start);
+        run_worlds(r, c, own, own_hash_start, peers, peer_hash_start);
     } catch (...) {
         wipe_all(own);
         wipe_all(peers);

@@ -3,7 +3,7 @@
 // (session/engine.hpp) set up by session/setup.hpp. Included at the end of
 // session.hpp when tandem is used header-only; compiled once into the
 // library, by src/session.cpp, when TANDEM_SEPARATE_COMPILATION is defined
-// (then user code never sees this file, nor Asio, oneTBB or the kernels).
+// (then user code never sees this file, nor the sockets, libsodium or the kernels).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -138,12 +138,11 @@ TANDEM_INLINE std::optional<std::vector<bool>> session::run_protocol(reveal who,
     const state::run_meter meter(s);
     const detail::run_header mine(who, c, s.runs, s.me);
     mine.send(*s.ch);
-    std::optional<std::vector<bool>> bits;
-    s_->with_engine([&](auto& e) {
-        const std::uint64_t first = e.first_and();
-        bits = detail::compiled_run(e, who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
-        s.last = meter.finish(e, e.first_and() - first);
-    });
+    detail::engine& e = s.run_engine();
+    const std::uint64_t first = e.first_and();
+    std::optional<std::vector<bool>> bits =
+        detail::compiled_run(e, who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
+    s.last = meter.finish(e, e.first_and() - first);
     ++s.runs;
     return bits;
 }
@@ -162,19 +161,18 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
         header.inputs = signature;
         header.send(*s.ch);
         header.check(detail::stream_run_header::receive(*s.ch));
-        s_->with_engine([&](auto& e) {
-            detail::stream_runner r(e, s.progress, expected_ands);
-            if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
-                detail::pipelined_runner p(r, [&s] {
-                    for (const auto* links : {&s.links, &s.bob_links})
-                        for (net::channel* l : *links) l->interrupt();
-                });
-                body(p);
-            } else {
-                body(r);
-            }
-            s.last = meter.finish(e, r.and_gates);
-        });
+        detail::engine& e = s.run_engine();
+        detail::stream_runner r(e, s.progress, expected_ands);
+        if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
+            detail::pipelined_runner p(r, [&s] {
+                for (const auto* links : {&s.links, &s.bob_links})
+                    for (net::channel* l : *links) l->interrupt();
+            });
+            body(p);
+        } else {
+            body(r);
+        }
+        s.last = meter.finish(e, r.and_gates);
         ++s.runs;
     } catch (const std::exception& e) {
         fail(e);

@@ -25,9 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
 
 TANDEM_CRYPTO_BEGIN
@@ -94,7 +92,7 @@ struct session_state {
     bool pipeline;
     // The run engine (session/engine.hpp), made once the links and OT are
     // set up; last, so that its threads stop before the links close.
-    std::variant<std::monostate, detail::engine<rekeyed_hash>, detail::engine<fixed_key_hash>> engine;
+    std::optional<detail::engine> engine;
 
     void handshake() {
         net::channel& c = *ch;
@@ -178,8 +176,7 @@ struct session_state {
         }
     }
 
-    /// Makes the run engine under the agreed hash: the one place where the
-    /// garbling_hash option becomes a type.
+    /// Makes the run engine under the agreed hash.
     void make_engine() {
         session_state& s = *this;
         const detail::engine_parts parts{s.me,
@@ -191,9 +188,9 @@ struct session_state {
                                          s.sender ? &*s.sender : nullptr,
                                          s.receiver ? &*s.receiver : nullptr,
                                          s.ipp,
-                                         s.ipp_min_ands};
-        if (s.hash == garbling_hash::fixed_key) s.engine.emplace<detail::engine<fixed_key_hash>>(parts);
-        else s.engine.emplace<detail::engine<rekeyed_hash>>(parts);
+                                         s.ipp_min_ands,
+                                         s.hash};
+        s.engine.emplace(parts);
     }
 
     /// Bytes sent (or received) so far on all links, for a run's statistics.
@@ -211,8 +208,7 @@ struct session_state {
     public:
         explicit run_meter(const session_state& s) noexcept
             : s_(s), t0_(net::clock::now()), sent0_(s.link_bytes(true)), received0_(s.link_bytes(false)) {}
-        template <class Engine>
-        run_stats finish(const Engine& e, std::uint64_t and_gates) const noexcept {
+        run_stats finish(const detail::engine& e, std::uint64_t and_gates) const noexcept {
             run_stats r{and_gates, s_.link_bytes(true) - sent0_, s_.link_bytes(false) - received0_,
                         std::chrono::duration<double>(net::clock::now() - t0_).count(), e.ot_seconds};
             r.transferred_bits = e.transferred_bits;
@@ -227,15 +223,10 @@ struct session_state {
         std::uint64_t sent0_, received0_;
     };
 
-    /// Calls f with the session's engine.
-    template <class F>
-    void with_engine(F&& f) {
-        std::visit(
-            [&]<class E>(E& e) {
-                if constexpr (std::is_same_v<E, std::monostate>) detail::internal_error("session: no run engine");
-                else f(e);
-            },
-            engine);
+    /// The session's engine.
+    detail::engine& run_engine() {
+        if (!engine) detail::internal_error("session: no run engine");
+        return *engine;
     }
 
     /// Alice draws Δ (lsb 1, for point-and-permute) and becomes the COT sender

@@ -153,11 +153,10 @@ inline circuit_fingerprint chain_segment_digest(const circuit_fingerprint& previ
 /// This party's segment runner of a streamed run: each segment as it is cut
 /// goes through the session's engine (session/engine.hpp); the runner keeps
 /// the digest chain, the two label arrays and the counts.
-template <class Hash>
 class stream_runner final : public segment_runner {
 public:
     /// Starts the run (the engine's start_run: Alice sends the hash start, Bob reads it).
-    stream_runner(engine<Hash>& e, const progress_callback& progress, std::uint64_t expected_ands)
+    stream_runner(engine& e, const progress_callback& progress, std::uint64_t expected_ands)
         : e_(e), ch_(e.main_link()), progress_(progress), expected_ands_(expected_ands), sent0_(ch_.bytes_sent()),
           received0_(ch_.bytes_received()), t0_(net::clock::now()) {
         e_.start_run();
@@ -257,7 +256,7 @@ private:
         }
     }
 
-    engine<Hash>& e_;
+    engine& e_;
     net::channel& ch_;
     gc::detail::label_array labels_, spare_;    // this segment's labels; the last one's (enter)
     std::vector<std::uint32_t> carried_from_;  // the last segment's carried wires, in its slots

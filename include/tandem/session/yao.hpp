@@ -61,8 +61,8 @@ wipe_on_exit(V&) -> wipe_on_exit<V>;
 /// One compiled run of c, this party's side; `check_header()` reads and
 /// checks the peer's run header. Returns the output bits if this party
 /// learns them.
-template <class Hash, class CheckHeader>
-std::optional<std::vector<bool>> compiled_run(engine<Hash>& e, reveal who, const circuit<>& c,
+template <class CheckHeader>
+std::optional<std::vector<bool>> compiled_run(engine& e, reveal who, const circuit<>& c,
                                               std::span<const std::uint8_t> my_bits, CheckHeader&& check_header) {
     const circuit_data& d = c.data();
     const std::vector<stream_input_bit> inputs = compiled_inputs(d, e.garbler() ? party::alice : party::bob, my_bits);
