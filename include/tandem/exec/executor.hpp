@@ -52,17 +52,6 @@ namespace tandem::exec {
 
 namespace detail {
 
-/// A spin-wait's pause: lets the core's other hardware thread run.
-inline void cpu_pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#else
-    std::this_thread::yield();
-#endif
-}
-
 /// The first failure of a run, and what to do about the others.
 class failure {
 public:
@@ -145,7 +134,7 @@ public:
                 left.fetch_sub(1, std::memory_order_acq_rel);
             });
         f(0);
-        while (left.load(std::memory_order_acquire) != 0) detail::cpu_pause();
+        while (left.load(std::memory_order_acquire) != 0) pause();
     }
 
     /// How long an idle worker polls for its next job before it sleeps. Steps
@@ -155,6 +144,16 @@ public:
     static constexpr std::chrono::microseconds poll_before_sleep{200};
 
 private:
+    static void pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#else
+        std::this_thread::yield();
+#endif
+    }
+
     struct thread {
         tandem::detail::owned_thread t;
         std::mutex m;
@@ -167,7 +166,7 @@ private:
                 const auto idle_since = std::chrono::steady_clock::now();
                 for (unsigned spins = 0; !pending.load(std::memory_order_acquire); ++spins)
                     if (spins % 64 == 0 && std::chrono::steady_clock::now() - idle_since > poll_before_sleep) break;
-                    else detail::cpu_pause();
+                    else pause();
                 std::function<void()> job;
                 {
                     std::unique_lock lock(m);
@@ -233,23 +232,10 @@ inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* co
         cores[w]->flush();
     };
 
-    const std::size_t n_steps = c.steps.size();
-    if (p.one_worker) {  // no thread hop: the calling thread runs it all (small runs cost microseconds)
-        fail.guard([&] {
-            for (std::size_t s = 0; s < n_steps; ++s) {
-                if (p.hooked(s)) boundary(s);
-                if (c.steps[s].kind == step_kind::region) run_part(s, 0);
-                else if (p.steps[s].here) run_sequential(c.steps[s]);
-            }
-            if (p.hooked(n_steps)) boundary(n_steps);
-        });
-        fail.rethrow();
-        return;
-    }
-
     // A stage: worker 0's task runs on the calling thread (a sequential step
-    // or a boundary is then no hand-off at all), the others' on their
-    // workers' threads, and the stage ends when all are done. The count is
+    // or a boundary is then no hand-off at all; with one worker, nothing
+    // is), the others' on their workers' threads, and the stage ends when all
+    // are done. The count is
     // guarded by a mutex and the last task notifies under it, so the waiter
     // cannot return, and the count go out of scope, while a task still uses
     // it.
@@ -280,6 +266,7 @@ inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* co
         std::unique_lock lock(m);
         cv.wait(lock, [&] { return left == 0; });
     };
+    const std::size_t n_steps = c.steps.size();
     for (std::size_t s = 0; s <= n_steps && !fail.happened(); ++s) {
         if (p.hooked(s)) {
             stage.emplace_back(0, [&, s] { boundary(s); });

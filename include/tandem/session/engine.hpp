@@ -135,14 +135,14 @@ struct engine_parts {
     ot::cot_receiver* receiver;                ///< correlation: the peer's Δ (Bob; Alice with IPP)
     bool ipp = false;
     std::uint64_t ipp_min_ands = 0;
-    garbling_hash hash = garbling_hash::rekeyed;
+    core_maker cores = cores_for(garbling_hash::rekeyed);  ///< the cores under the agreed hash
 };
 
-/// One party's engine under the hash `parts.hash` names. Used by one thread
-/// at a time.
+/// One party's engine, garbling and evaluating with the cores `parts.cores`
+/// makes. Used by one thread at a time.
 class engine {
 public:
-    explicit engine(const engine_parts& parts) : p_(parts), cores_(cores_for(parts.hash)) {
+    explicit engine(const engine_parts& parts) : p_(parts) {
         require_aes_instructions();
         if (!garbler())  // each link's tables, given to the evaluator run by run (channel_source::allow)
             for (net::channel* l : p_.links) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
@@ -257,10 +257,10 @@ public:
             run_cores(c.data(), *p, labels);
         } else if (garbler()) {
             gc::channel_sink sink(main_link());
-            gc::detail::run_all_steps(*cores_.garbler(hash_start_, p_.delta, sink), c.data(), labels, first_and_);
+            gc::detail::run_all_steps(*p_.cores.garbler(hash_start_, p_.delta, sink), c.data(), labels, first_and_);
         } else {
             sources_[0]->allow(2 * and_gates);
-            gc::detail::run_all_steps(*cores_.evaluator(hash_start_, *sources_[0]), c.data(), labels, first_and_);
+            gc::detail::run_all_steps(*p_.cores.evaluator(hash_start_, *sources_[0]), c.data(), labels, first_and_);
         }
         first_and_ += and_gates;
     }
@@ -347,12 +347,12 @@ private:
             std::vector<gc::channel_sink> sinks;
             for (net::channel* l : p_.links) sinks.emplace_back(*l);
             exec::detail::run_cores(
-                p, c, [&](std::uint32_t w) { return cores_.garbler(hash_start_, p_.delta, sinks[w]); }, labels,
+                p, c, [&](std::uint32_t w) { return p_.cores.garbler(hash_start_, p_.delta, sinks[w]); }, labels,
                 first_and_, pool, interrupter());
         } else {
             for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p.worker_ands[w]);
             exec::detail::run_cores(
-                p, c, [&](std::uint32_t w) { return cores_.evaluator(hash_start_, *sources_[w]); }, labels,
+                p, c, [&](std::uint32_t w) { return p_.cores.evaluator(hash_start_, *sources_[w]); }, labels,
                 first_and_, pool, interrupter());
         }
     }
@@ -368,7 +368,7 @@ private:
         if (!side_) side_.emplace(1);
         std::array<exec::workers*, 2> pools{pool_ ? &*pool_ : nullptr, peer_pool_ ? &*peer_pool_ : nullptr};
         if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
-        ipp_run r{plan, {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine, cores_,
+        ipp_run r{plan, {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine, p_.cores,
                   first_and_};
         const circuit_data& c = circ.data();
         gc::detail::label_array other(c.slot_count);
@@ -388,7 +388,6 @@ private:
     }
 
     engine_parts p_;
-    core_maker cores_;
     std::uint64_t first_and_ = 0;
     block hash_start_{};
     std::uint64_t opened_ = 0;  // outputs opened in this run so far: the output hashes' index

@@ -189,7 +189,7 @@ struct session_state {
                                          s.receiver ? &*s.receiver : nullptr,
                                          s.ipp,
                                          s.ipp_min_ands,
-                                         s.hash};
+                                         detail::cores_for(s.hash)};
         s.engine.emplace(parts);
     }
 
