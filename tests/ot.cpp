@@ -1,11 +1,14 @@
 // ot/: the bit-matrix transpose against a bit-by-bit reference, the base OTs,
-// and IKNP correlated OT extension, two parties in two threads over an
+// IKNP and SoftSpoken correlated OT extension (and its malicious check, with
+// a cheating peer), GF(2^128) products, two parties in two threads over an
 // in-memory channel pair.
 #include <doctest/doctest.h>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/net/memory.hpp>
 #include <tandem/ot/base_ot.hpp>
+#include <tandem/crypto/gf128.hpp>
 #include <tandem/ot/iknp.hpp>
+#include <tandem/ot/softspoken.hpp>
 #include <tandem/ot/transpose.hpp>
 
 #include <chrono>
@@ -15,6 +18,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tamper_channel.hpp"
 
 namespace ot_tests {
 
@@ -179,14 +184,15 @@ TEST_CASE("ot.transpose_of_a_128_x_m_matrix") {
 }
 
 TEST_CASE("ot.base_ot_keys") {
+    for (const security mode : {security::semi_honest, security::malicious})
     for (std::size_t n : {1u, 5u, 128u}) {
-        INFO("n " << n);
+        INFO("n " << n << (mode == security::malicious ? ", endemic OT" : ", Chou-Orlandi"));
         prg rng(block(0x0b, n));
         const auto choices = random_bits(rng, n);
         std::vector<std::array<block, 2>> pairs(n);
         std::vector<block> keys(n);
-        run_pair([&](net::channel& ch) { ot::base_ot_send(ch, pairs); },
-                 [&](net::channel& ch) { ot::base_ot_receive(ch, choices, keys); });
+        run_pair([&](net::channel& ch) { ot::base_ot_send(ch, pairs, nullptr, mode); },
+                 [&](net::channel& ch) { ot::base_ot_receive(ch, choices, keys, nullptr, mode); });
         for (std::size_t i = 0; i < n; ++i) {
             INFO("i " << i << " choice " << int(choices[i]));
             CHECK(keys[i] == pairs[i][choices[i]]);
@@ -227,6 +233,37 @@ TEST_CASE("ot.base_ot_misuse_and_bad_peers") {
                         },
                         [&](net::channel& ch) { ot::base_ot_receive(ch, std::vector<std::uint8_t>(4, 0), keys); }),
                     protocol_error);
+}
+
+TEST_CASE("ot.endemic_base_ot_refuses_bad_peers") {
+    std::vector<std::array<block, 2>> pairs(4);
+    std::vector<block> keys(4);
+    const std::vector<std::uint8_t> choices{0, 1, 1, 0};
+    // One side malicious, the other semi-honest: a protocol error naming both.
+    CHECK_THROWS_WITH_AS(run_pair([&](net::channel& ch) { ot::base_ot_send(ch, pairs); },
+                                  [&](net::channel& ch) {
+                                      ot::base_ot_receive(ch, choices, keys, nullptr, security::malicious);
+                                  }),
+                         doctest::Contains("the sender runs Chou-Orlandi OT (semi-honest), this party endemic OT"),
+                         protocol_error);
+    // A receiver whose r^1 of transfer 0 is not a valid encoding.
+    CHECK_THROWS_WITH_AS(run_pair([&](net::channel& ch) { ot::base_ot_send(ch, pairs, nullptr, security::malicious); },
+                                  [&](net::channel& ch) {
+                                      ch.recv_value<std::uint64_t>();
+                                      std::array<unsigned char, 32> a;
+                                      ch.recv(a.data(), a.size());
+                                      std::array<unsigned char, 8 * 64> junk{};
+                                      junk[32] = 0xff;  // r^1 of transfer 0: 0xff.. is no Ristretto255 encoding
+                                      junk[63] = 0xff;
+                                      ch.send(junk.data(), 4 * 64);
+                                      ch.flush();
+                                      std::byte x;
+                                      try {
+                                          ch.recv(&x, 1);
+                                      } catch (const network_error&) {
+                                      }
+                                  }),
+                         doctest::Contains("invalid Ristretto255 point r^1 #0"), protocol_error);
 }
 
 TEST_CASE("ot.peer_closing_during_base_ots") {
@@ -400,6 +437,210 @@ TEST_CASE("ot.iknp_throughput") {
     MESSAGE("IKNP COT, m = 2^20, best of " << reps << ": receiver alone " << m / recv_s / 1e6 << " M/s, sender alone "
                                            << m / send_s / 1e6 << " M/s, both in two threads over net::memory_pair "
                                            << m / both_s / 1e6 << " M/s");
+}
+
+// ---- GF(2^128) and SoftSpoken OT ----------------------------------------------
+
+namespace {
+
+/// a·b mod x^128 + x^7 + x^2 + x + 1, bit by bit.
+block gf128_reference(block a, block b) {
+    std::uint64_t lo = 0, hi = 0;  // the product so far
+    std::uint64_t alo = a.low(), ahi = a.high();
+    for (std::size_t i = 0; i < 128; ++i) {
+        if (bit(b, i)) {
+            lo ^= alo;
+            hi ^= ahi;
+        }
+        const bool carry = (ahi >> 63) != 0;  // a ← a·x mod the polynomial
+        ahi = (ahi << 1) | (alo >> 63);
+        alo = (alo << 1) ^ (carry ? 0x87 : 0);
+    }
+    return block(hi, lo);
+}
+
+}  // namespace
+
+TEST_CASE("ot.gf128_products_match_the_reference") {
+    const std::uint64_t seed = 128;
+    INFO("seed " << seed);
+    prg rng(block(0x6f, seed));
+    gf128::accumulator sum;
+    block expect;
+    for (int k = 0; k < 300; ++k) {
+        const block a = rng.next(), b = k % 7 == 0 ? block(0, 1) : rng.next();
+        const block p = gf128::multiply(a, b);
+        REQUIRE(p == gf128_reference(a, b));
+        if (k % 7 == 0) CHECK(p == a);  // 1 is the unit
+        gf128::multiply_add(sum, a, b);
+        expect = expect ^ p;
+    }
+    CHECK(gf128::reduce(sum) == expect);  // one reduction of the sum = the sum of the products
+    // x^127 · x = x^128 = x^7 + x^2 + x + 1
+    CHECK(gf128::multiply(block(std::uint64_t{1} << 63, 0), block(0, 2)) == block(0, 0x87));
+}
+
+namespace {
+
+/// Runs rounds of extends of the given sizes through SoftSpoken<K> in `mode`,
+/// alternating unpacked and packed choices, and checks t = q ⊕ r·Δ, that no
+/// output is trivial and that a second round gives fresh OTs.
+template <std::size_t K>
+void check_softspoken(security mode) {
+    INFO("K = " << K << (mode == security::malicious ? ", malicious" : ", semi-honest"));
+    const block delta = block(0x0123456789abcdefULL, 0xfedcba9876543210ULL) | block(0, 1);
+    const std::vector<std::size_t> sizes{1, 127, 128, 129, 8192, 8193, 20000};
+    const std::uint64_t seed = 30 + K;
+    INFO("seed " << seed);
+    prg rng(block(0x55, seed));
+    std::vector<std::vector<std::uint8_t>> choices;
+    for (int r = 0; r < 2; ++r)
+        for (std::size_t m : sizes) choices.push_back(random_bits(rng, m));
+    std::vector<std::vector<block>> q(choices.size()), t(choices.size());
+    run_pair(
+        [&](net::channel& ch) {
+            ot::softspoken_sender<K> s(ch, delta, mode);
+            CHECK(s.delta() == delta);
+            for (std::size_t k = 0; k < choices.size(); ++k) {
+                q[k].resize(choices[k].size());
+                s.extend(ch, q[k]);
+            }
+        },
+        [&](net::channel& ch) {
+            ot::softspoken_receiver<K> r(ch, mode);
+            for (std::size_t k = 0; k < choices.size(); ++k) {
+                t[k].resize(choices[k].size());
+                if (k % 2 == 0) {
+                    r.extend(ch, choices[k], t[k]);
+                } else {
+                    std::vector<std::uint8_t> packed((choices[k].size() + 7) / 8);
+                    for (std::size_t i = 0; i < choices[k].size(); ++i)
+                        packed[i / 8] = static_cast<std::uint8_t>(packed[i / 8] | (choices[k][i] << (i % 8)));
+                    r.extend_packed(ch, packed, t[k]);
+                }
+            }
+        });
+    for (std::size_t k = 0; k < choices.size(); ++k) {
+        INFO("call " << k << ", m = " << choices[k].size());
+        std::size_t wrong = 0, trivial = 0;
+        for (std::size_t i = 0; i < choices[k].size(); ++i) {
+            if (!(t[k][i] == (q[k][i] ^ (choices[k][i] ? delta : block())))) ++wrong;
+            if (q[k][i] == block() || (i > 0 && q[k][i] == q[k][i - 1])) ++trivial;
+        }
+        CHECK(wrong == 0);
+        CHECK(trivial == 0);
+    }
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+        std::size_t same = 0;
+        for (std::size_t i = 0; i < sizes[s]; ++i) same += q[s][i] == q[sizes.size() + s][i];
+        CHECK(same == 0);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("ot.softspoken_correlated_ots") {
+    for (const security mode : {security::semi_honest, security::malicious}) {
+        check_softspoken<1>(mode);
+        check_softspoken<2>(mode);
+        check_softspoken<4>(mode);
+        check_softspoken<8>(mode);
+    }
+}
+
+namespace {
+
+/// One SoftSpoken<4> extend of m OTs in `mode` where the receiver's stream is
+/// altered by `cheat` (given the tampering channel before set-up and the
+/// offset of the extend's first byte, when called a second time); returns
+/// how many of the OTs are wrong. Throws what the parties threw.
+std::size_t cheating_receiver(security mode, std::size_t m, const std::function<void(test::tamper_channel&, bool)>& cheat) {
+    const block delta = block(0x0123456789abcdefULL, 0xfedcba9876543210ULL) | block(0, 1);  // piece 0 (bits 0-3) is 1
+    prg rng(block(0x99, 5));
+    const std::vector<std::uint8_t> choices = random_bits(rng, m);
+    std::vector<block> q(m), t(m);
+    run_pair(
+        [&](net::channel& ch) {
+            ot::softspoken_sender<4> s(ch, delta, mode);
+            s.extend(ch, q);
+        },
+        [&](net::channel& ch) {
+            test::tamper_channel bad(ch);
+            cheat(bad, false);
+            ot::softspoken_receiver<4> r(bad, mode);
+            cheat(bad, true);
+            r.extend(bad, choices, t);
+            bad.flush();
+        });
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < m; ++i) wrong += !(t[i] == (q[i] ^ (choices[i] ? delta : block())));
+    return wrong;
+}
+
+}  // namespace
+
+TEST_CASE("ot.softspoken_malicious_check_catches_a_cheating_receiver") {
+    // The receiver's stream: set-up = 4 bytes of parameters, the base OTs'
+    // 8-byte count and 32-byte point A, then the GGM corrections (piece 0,
+    // level 1: e_0 at 44, e_1 at 60); an extend = 8-byte count, then per
+    // chunk the 32 columns (malicious: 16 bytes per block, the mask block
+    // last), then the 129 blocks of the check.
+    const std::size_t m = 1000;  // 8 blocks + the mask: 144-byte columns
+    auto column_bit = [](test::tamper_channel& c, bool extending) {
+        if (extending) c.flip_ahead(8 + 3, 0x10);  // piece 0's column: a choice bit that differs from the others
+    };
+    auto tree = [](test::tamper_channel& c, bool extending) {
+        if (!extending) {
+            c.flip_ahead(44, 0x01);  // both sides' corrections of piece 0, level 1: a punctured key off the tree
+            c.flip_ahead(60, 0x01);
+        }
+    };
+    auto claimed = [](test::tamper_channel& c, bool extending) {
+        if (extending) c.flip_ahead(8 + 32 * 144 + 5, 0x01);  // x̃, the hash of the choices
+    };
+    auto later_column = [](test::tamper_channel& c, bool extending) {
+        if (extending) c.flip_ahead(8 + 30 * 144 + 16 * 8, 0x80);  // piece 30's mask block (Δ_30 = 1)
+    };
+    for (const auto& [what, cheat] :
+         std::vector<std::pair<const char*, std::function<void(test::tamper_channel&, bool)>>>{
+             {"a correction column", column_bit},
+             {"the GGM tree corrections", tree},
+             {"the check's hash of the choices", claimed},
+             {"the mask block of a column", later_column}}) {
+        INFO("cheat: " << what);
+        CHECK_THROWS_AS(cheating_receiver(security::malicious, m, cheat), security_error);
+    }
+    // Without the check the same deviations go unnoticed and corrupt OTs —
+    // which is what the check is for.
+    CHECK(cheating_receiver(security::semi_honest, m, [](test::tamper_channel& c, bool extending) {
+              if (extending) c.flip_ahead(8 + 3, 0x10);
+          }) > 0);
+    CHECK(cheating_receiver(security::semi_honest, m, [](test::tamper_channel& c, bool extending) {
+              if (!extending) {
+                  c.flip_ahead(44, 0x01);
+                  c.flip_ahead(60, 0x01);
+              }
+          }) > 0);
+    // An honest run through the same wrapper passes (the wrapper is faithful).
+    CHECK(cheating_receiver(security::malicious, m, [](test::tamper_channel& c, bool extending) {
+              if (extending) c.flip_ahead(1u << 30, 0x01);  // beyond the stream: never applied
+          }) == 0);
+}
+
+TEST_CASE("ot.softspoken_mismatched_configuration") {
+    auto attempt = [](std::size_t receiver_k, security sender_mode, security receiver_mode) {
+        run_pair(
+            [&](net::channel& ch) { ot::softspoken_sender<4> s(ch, block(0, 3), sender_mode); },
+            [&](net::channel& ch) {
+                if (receiver_k == 4) ot::softspoken_receiver<4> r(ch, receiver_mode);
+                else ot::softspoken_receiver<2> r(ch, receiver_mode);
+            });
+    };
+    CHECK_THROWS_WITH_AS(attempt(4, security::malicious, security::semi_honest),
+                         doctest::Contains("the receiver runs SoftSpoken K=4 semi-honest, this party SoftSpoken K=4 malicious"),
+                         protocol_error);
+    CHECK_THROWS_AS(attempt(2, security::semi_honest, security::semi_honest), protocol_error);
+    CHECK_NOTHROW(attempt(4, security::malicious, security::malicious));
 }
 
 }  // namespace ot_tests

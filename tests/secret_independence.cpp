@@ -8,7 +8,8 @@
 // one (as a use of an uninitialised value). What the protocol makes public is
 // declassified where it does so (opened output bits, the hash start, the
 // points of the base OTs, the session id). The test runs garbling,
-// evaluation, OT extension, IPP transfers and output opening over in-memory
+// evaluation, OT extension (IKNP in the sessions; SoftSpoken with its malicious
+// check on its own), IPP transfers and output opening over in-memory
 // links (no syscalls see the secrets): compiled runs (arithmetic and
 // comparison; a parallel region on two workers), IPP with one and two
 // workers, a streamed run with values opened mid-run, results revealed to
@@ -27,6 +28,7 @@
 #include "memory_sessions.hpp"
 
 #include <tandem/detail/secret.hpp>
+#include <tandem/ot/softspoken.hpp>
 #include <tandem/tandem.hpp>
 
 #include <valgrind/valgrind.h>
@@ -195,6 +197,39 @@ TEST_CASE("secret_independence.streamed_with_opened_values") {
     }
     CHECK(seen_by[0] == std::optional<std::uint32_t>(sum ^ y));
     CHECK(!seen_by[1].has_value());
+}
+
+// ---- SoftSpoken OT extension with the malicious check ----------------------------
+
+TEST_CASE("secret_independence.softspoken_malicious") {
+    // Δ from tandem's PRG (secret), the receiver's choices marked secret: the
+    // punctured trees, the leaf streams, the transpose and both sides' check
+    // hashes must not branch on them; only the check's verdict is public.
+    constexpr std::size_t m = 9000;  // two chunks: the lagged challenge path
+    std::vector<block> q(m), t(m);
+    std::vector<std::uint8_t> choices(m);
+    for (std::size_t i = 0; i < m; ++i) choices[i] = static_cast<std::uint8_t>((i * 7 + i / 3) & 1);
+    std::vector<std::uint8_t> secret_choices = choices;
+    detail::mark_secret(secret_choices.data(), secret_choices.size());
+    block delta;
+    rethrow(two_party(
+        make_wiring(0), options(1), options(1),
+        [&](session& s) {
+            prg rng;
+            delta = rng.next() | block(0, 1);
+            ot::softspoken_sender<4> sender(s.channel(), delta, security::malicious);
+            sender.extend(s.channel(), q);
+        },
+        [&](session& s) {
+            ot::softspoken_receiver<4> receiver(s.channel(), security::malicious);
+            receiver.extend(s.channel(), secret_choices, t);
+        }));
+    detail::declassify(q.data(), q.size() * sizeof(block));  // the test's own look at the results
+    detail::declassify(t.data(), t.size() * sizeof(block));
+    detail::declassify(&delta, sizeof delta);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < m; ++i) wrong += !(t[i] == (q[i] ^ (choices[i] ? delta : block())));
+    CHECK(wrong == 0);
 }
 
 // ---- the canary: memcheck must catch this ----------------------------------------

@@ -7,6 +7,9 @@
 //   protocol_error — the peer sent something this party did not expect
 //                    (mismatched program or configuration, corrupt stream).
 //   network_error  — the link failed (closed socket, deadline passed).
+//   security_error — a check that a malicious peer cannot pass failed: the
+//                    peer cheated (or the stream was tampered with). The run
+//                    is aborted and nothing it produced may be used.
 // Internal invariant violations are bugs in tandem and are reported as
 // std::logic_error through detail::check_internal.
 #pragma once
@@ -30,6 +33,13 @@ public:
 
 /// The peer did something the protocol does not allow.
 class protocol_error : public error {
+public:
+    using error::error;
+};
+
+/// A security check failed: the peer deviated from the protocol (or someone
+/// on the path tampered with the stream). The message names the step.
+class security_error : public error {
 public:
     using error::error;
 };

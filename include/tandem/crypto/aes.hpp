@@ -193,10 +193,12 @@ template <class L, std::size_t N, std::size_t C>
     }
 }
 
-/// Encrypts b[0 .. R·width·⌊n / (R·width)⌋) in place under the 11 round keys
-/// `round`, R registers per iteration; returns how many blocks it did.
+/// out[i] = AES(in[i]) for i < R·width·⌊n / (R·width)⌋ under the 11 round
+/// keys `round`, R registers per iteration; returns how many blocks it did.
+/// in and out may be the same (in place), not otherwise overlap.
 template <class L, std::size_t R>
-[[gnu::always_inline]] inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
+[[gnu::always_inline]] inline std::size_t encrypt_blocks(const block* round, const block* in, block* out,
+                                                         std::size_t n) noexcept {
     constexpr std::size_t step = R * L::width;
     typename L::vec rk[11];
     TANDEM_UNROLL
@@ -206,7 +208,7 @@ template <class L, std::size_t R>
         typename L::vec s[R];
         TANDEM_UNROLL
         for (std::size_t j = 0; j < R; ++j) {
-            L::load(s[j], b + i + j * L::width);
+            L::load(s[j], in + i + j * L::width);
             L::xor_into(s[j], rk[0]);
         }
         TANDEM_UNROLL
@@ -217,7 +219,7 @@ template <class L, std::size_t R>
         TANDEM_UNROLL
         for (std::size_t j = 0; j < R; ++j) {
             L::aesenclast(s[j], rk[10]);
-            L::store(b + i + j * L::width, s[j]);
+            L::store(out + i + j * L::width, s[j]);
         }
     }
     return i;
@@ -266,8 +268,8 @@ TANDEM_VAES256_BEGIN
 
 namespace tandem::detail::vaes256 {
 /// 16 blocks per iteration, two per instruction.
-inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
-    return detail::encrypt_blocks<lanes256, 8>(round, b, n);
+inline std::size_t encrypt_blocks(const block* round, const block* in, block* out, std::size_t n) noexcept {
+    return detail::encrypt_blocks<lanes256, 8>(round, in, out, n);
 }
 /// Two keys per register. N is even.
 template <std::size_t N, std::size_t C>
@@ -282,8 +284,8 @@ TANDEM_VAES_BEGIN
 
 namespace tandem::detail::vaes {
 /// 16 blocks per iteration, four per instruction.
-inline std::size_t encrypt_blocks(const block* round, block* b, std::size_t n) noexcept {
-    return detail::encrypt_blocks<lanes512, 4>(round, b, n);
+inline std::size_t encrypt_blocks(const block* round, const block* in, block* out, std::size_t n) noexcept {
+    return detail::encrypt_blocks<lanes512, 4>(round, in, out, n);
 }
 /// Four keys per register. N is a multiple of 4.
 template <std::size_t N, std::size_t C>
@@ -323,17 +325,23 @@ struct aes_key {
 
     /// Encrypts n blocks in place, many at a time so the AES pipeline stays full
     /// (sixteen per iteration with VAES, eight with AES-NI).
-    void encrypt(block* b, std::size_t n) const noexcept {
+    void encrypt(block* b, std::size_t n) const noexcept { encrypt(b, b, n); }
+
+    /// out[i] = AES(in[i]) for i < n; in and out are the same or do not
+    /// overlap. Out of place, a stream's counter blocks are written once
+    /// and read under many keys (ot/iknp.hpp, ot/softspoken.hpp): writing
+    /// them per key, 16 bytes at a time, stalls the wide loads that follow.
+    void encrypt(const block* in, block* out, std::size_t n) const noexcept {
         std::size_t i = 0;
 #if TANDEM_X86
         if (n >= 16) {
             const aes_isa isa = detail::choose_aes_isa();
-            if (isa == aes_isa::vaes) i = detail::vaes::encrypt_blocks(round.data(), b, n);
-            if (isa == aes_isa::vaes256) i = detail::vaes256::encrypt_blocks(round.data(), b, n);
+            if (isa == aes_isa::vaes) i = detail::vaes::encrypt_blocks(round.data(), in, out, n);
+            if (isa == aes_isa::vaes256) i = detail::vaes256::encrypt_blocks(round.data(), in, out, n);
         }
 #endif
-        i += detail::encrypt_blocks<detail::lanes128, 8>(round.data(), b + i, n - i);
-        for (block* p = b + i; p != b + n; ++p) *p = encrypt(*p);  // (an index loop here trips a false GCC 12 warning)
+        i += detail::encrypt_blocks<detail::lanes128, 8>(round.data(), in + i, out + i, n - i);
+        for (; i < n; ++i) out[i] = encrypt(in[i]);
     }
 };
 

@@ -37,7 +37,7 @@ namespace tandem {
 
 /// The instruction sets tandem's AES kernels are written for.
 enum class aes_isa : std::uint8_t {
-    aesni = 1,    ///< AES-NI and SSE4.1: one AES block per instruction
+    aesni = 1,    ///< AES-NI, PCLMULQDQ and SSE4.1: one AES block per instruction
     vaes = 2,     ///< VAES with AVX-512 F/BW/VL: four blocks per instruction
     vaes256 = 3,  ///< VAES with AVX2, 256-bit registers: two blocks per instruction
     armv8 = 4,    ///< AArch64 with the ARMv8 Crypto Extensions (AESE/AESMC): one block per instruction
@@ -70,7 +70,7 @@ namespace detail {
 
 #if TANDEM_X86
 struct cpu_features {
-    bool aesni = false;  // with SSE4.1
+    bool aesni = false;  // with SSE4.1 and PCLMULQDQ
     bool avx2 = false;
     bool vaes256 = false;  // VAES with AVX2
     bool vaes = false;     // VAES with AVX-512 F, BW and VL
@@ -84,8 +84,8 @@ inline const cpu_features& cpu() noexcept {
         cpu_features c;
         unsigned a = 0, b = 0, cx = 0, d = 0;
         if (!__get_cpuid(1, &a, &b, &cx, &d)) return c;
-        const bool sse41 = (cx >> 19) & 1, aes = (cx >> 25) & 1, osxsave = (cx >> 27) & 1, avx = (cx >> 28) & 1;
-        c.aesni = sse41 && aes;
+        const bool pclmul = (cx >> 1) & 1, sse41 = (cx >> 19) & 1, aes = (cx >> 25) & 1, osxsave = (cx >> 27) & 1, avx = (cx >> 28) & 1;
+        c.aesni = sse41 && aes && pclmul;  // every AES-NI CPU has PCLMULQDQ too
         if (!osxsave || !avx) return c;
         unsigned xcr0_lo = 0, xcr0_hi = 0;
         __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
@@ -189,7 +189,7 @@ inline const char* missing(aes_isa isa) noexcept {
     case aes_isa::armv8: return "lacks the ARMv8 Crypto Extensions (AES)";
     case aes_isa::aesni: break;
     }
-    return "lacks AES-NI or SSE4.1";
+    return "lacks AES-NI, PCLMULQDQ or SSE4.1";
 }
 
 /// Throws usage_error, instead of dying with SIGILL later, when this CPU
@@ -197,7 +197,7 @@ inline const char* missing(aes_isa isa) noexcept {
 /// Called by every engine's entry point (garble, evaluate, OT, the PRG).
 inline void require_aes_instructions() {
     if (!cpu_runs(narrowest_aes_isa)) [[unlikely]]
-        throw usage_error(TANDEM_X86 ? "tandem needs AES-NI and SSE4.1, which this CPU does not have"
+        throw usage_error(TANDEM_X86 ? "tandem needs AES-NI, PCLMULQDQ and SSE4.1, which this CPU does not have"
                                      : "tandem needs the ARMv8 Crypto Extensions (AES instructions), which this "
                                        "CPU does not have (e.g. the Raspberry Pi 4's Cortex-A72 lacks them)");
     const std::uint8_t want = isa_from_environment();

@@ -3,7 +3,7 @@
 // program.
 //
 // x86-64: code between TANDEM_CRYPTO_BEGIN and TANDEM_CRYPTO_END is compiled
-// for SSE4.1 and AES-NI; code between TANDEM_VAES_BEGIN and TANDEM_VAES_END
+// for SSE4.1, AES-NI and PCLMULQDQ (GF(2^128) products, crypto/gf128.hpp); code between TANDEM_VAES_BEGIN and TANDEM_VAES_END
 // also for AVX2, AVX-512 (F, BW, VL) and VAES; TANDEM_VAES256_… for AVX2 and
 // VAES on 256-bit registers (AMD Zen 3, Intel client cores); TANDEM_AVX2_…
 // for AVX2 only (the OT transpose's middle width). Both add to whatever the
@@ -49,26 +49,26 @@
 #endif
 #elif defined(__clang__)
 #define TANDEM_CRYPTO_BEGIN \
-    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes\"))), apply_to = function)")
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul\"))), apply_to = function)")
 #define TANDEM_CRYPTO_END _Pragma("clang attribute pop")
 #define TANDEM_VAES_BEGIN \
-    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,avx2,avx512f,avx512bw,avx512vl,vaes\"))), apply_to = function)")
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes\"))), apply_to = function)")
 #define TANDEM_VAES_END _Pragma("clang attribute pop")
 #define TANDEM_VAES256_BEGIN \
-    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,avx2,vaes\"))), apply_to = function)")
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2,vaes\"))), apply_to = function)")
 #define TANDEM_VAES256_END _Pragma("clang attribute pop")
 #define TANDEM_AVX2_BEGIN \
-    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,avx2\"))), apply_to = function)")
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2\"))), apply_to = function)")
 #define TANDEM_AVX2_END _Pragma("clang attribute pop")
 #elif defined(__GNUC__)
-#define TANDEM_CRYPTO_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes\")")
+#define TANDEM_CRYPTO_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul\")")
 #define TANDEM_CRYPTO_END _Pragma("GCC pop_options")
 #define TANDEM_VAES_BEGIN \
-    _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,avx2,avx512f,avx512bw,avx512vl,vaes\")")
+    _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes\")")
 #define TANDEM_VAES_END _Pragma("GCC pop_options")
-#define TANDEM_VAES256_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,avx2,vaes\")")
+#define TANDEM_VAES256_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2,vaes\")")
 #define TANDEM_VAES256_END _Pragma("GCC pop_options")
-#define TANDEM_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,avx2\")")
+#define TANDEM_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2\")")
 #define TANDEM_AVX2_END _Pragma("GCC pop_options")
 #else
 #error "tandem's crypto needs GCC or Clang (target pragmas for AES-NI and VAES)"

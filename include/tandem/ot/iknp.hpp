@@ -66,6 +66,7 @@ struct iknp_buffers {
     std::vector<block> matrix;  // 128 rows of row_stride blocks, then 128 blocks of scratch for a partial tile
     std::vector<block> column;  // one column (chunk_blocks)
     std::vector<block> bits;    // the receiver's choice bits of the chunk (chunk_blocks)
+    std::vector<block> counters;  // the chunk's counter blocks (chunk_blocks)
 
     block* row(std::size_t j) noexcept { return matrix.data() + j * row_stride; }
     void ensure() {
@@ -73,6 +74,7 @@ struct iknp_buffers {
         matrix.resize(128 * row_stride + 128);
         column.resize(chunk_blocks);
         bits.resize(chunk_blocks);
+        counters.resize(chunk_blocks);
     }
     void wipe() noexcept {
         tandem::detail::wipe_all(matrix);
@@ -81,21 +83,33 @@ struct iknp_buffers {
     }
 };
 
+/// The counter blocks c, c + 1, …, c + n − 1 of a chunk, written once and
+/// encrypted under every column's key (aes_key::encrypt out of place).
+inline void counter_blocks(std::uint64_t counter, block* out, std::size_t n) noexcept {
+    for (std::size_t k = 0; k < n; ++k) out[k] = block(0, counter + k);
+}
+
 /// Counter blocks c, c+1, ... then AES under key: a slice of the key's stream.
 inline void expand(const aes_key& key, std::uint64_t counter, block* out, std::size_t n) noexcept {
-    for (std::size_t k = 0; k < n; ++k) out[k] = block(0, counter + k);
+    counter_blocks(counter, out, n);
     key.encrypt(out, n);
+}
+
+/// Transposes the first nb tiles of a chunk matrix (128 rows of row_stride
+/// blocks) into out (n ≤ 128·nb rows of output); a partial last tile goes
+/// through `scratch` (128 blocks).
+inline void transpose_tiles(const block* matrix, block* scratch, std::size_t nb, block* out, std::size_t n) noexcept {
+    for (std::size_t t = 0; t < nb; ++t) {
+        const std::size_t have = std::min<std::size_t>(128, n - 128 * t);
+        block* dst = have == 128 ? out + 128 * t : scratch;
+        transpose128_strided(matrix + t, row_stride * sizeof(block), dst);
+        if (have < 128) std::copy_n(scratch, have, out + 128 * t);
+    }
 }
 
 /// Transposes the nb tiles of the chunk matrix into out (n ≤ 128·nb rows of output).
 inline void transpose_chunk(iknp_buffers& buf, std::size_t nb, block* out, std::size_t n) noexcept {
-    block* scratch = buf.matrix.data() + 128 * row_stride;
-    for (std::size_t t = 0; t < nb; ++t) {
-        const std::size_t have = std::min<std::size_t>(128, n - 128 * t);
-        block* dst = have == 128 ? out + 128 * t : scratch;
-        transpose128_strided(buf.matrix.data() + t, row_stride * sizeof(block), dst);
-        if (have < 128) std::copy_n(scratch, have, out + 128 * t);
-    }
+    transpose_tiles(buf.matrix.data(), buf.matrix.data() + 128 * row_stride, nb, out, n);
 }
 
 /// Bit j of x (little-endian), as 0 or 1.
@@ -122,6 +136,33 @@ inline void pack_choices(const std::uint8_t* c, std::size_t n, block* bits, std:
     }
 #endif
     for (; i < n; ++i) out[i / 8] = static_cast<unsigned char>(out[i / 8] | (c[i] << (i % 8)));
+}
+
+/// The packer of a receiver's extend(): checks the choices (one byte each,
+/// 0 or 1) up front, so the peer is never left mid-stream, and returns what
+/// puts those of OTs [done, done + n) into nb blocks of bits.
+inline auto unpacked_choices(const char* who, std::span<const std::uint8_t> choices, std::size_t outputs) {
+    if (choices.size() != outputs)
+        throw usage_error(std::string(who) + ": " + std::to_string(choices.size()) + " choices for " +
+                          std::to_string(outputs) + " outputs");
+    unsigned char bad = 0;
+    for (std::uint8_t c : choices) bad = static_cast<unsigned char>(bad | (c & 0xFE));
+    // The choices are secret; whether all are 0 or 1 is public (detail/secret.hpp).
+    if (tandem::detail::declassified(bad) != 0) throw usage_error(std::string(who) + ": choices must be 0 or 1");
+    return [choices](std::size_t done, std::size_t n, block* bits, std::size_t nb) {
+        pack_choices(choices.data() + done, n, bits, nb);
+    };
+}
+
+/// The same for packed choices (bit i % 8 of byte i / 8 is choice i).
+inline auto packed_choices(const char* who, std::span<const std::uint8_t> choice_bits, std::size_t outputs) {
+    if (choice_bits.size() != (outputs + 7) / 8)
+        throw usage_error(std::string(who) + ": " + std::to_string(choice_bits.size()) +
+                          " bytes of choice bits for " + std::to_string(outputs) + " outputs");
+    return [choice_bits](std::size_t done, std::size_t n, block* bits, std::size_t nb) {
+        std::fill_n(bits, nb, block());
+        std::memcpy(static_cast<void*>(bits), choice_bits.data() + done / 8, (n + 7) / 8);  // done: a multiple of 8
+    };
 }
 
 }  // namespace detail
@@ -195,9 +236,10 @@ public:
             block* u = buf_.column.data();
             const std::size_t column_bytes = (n + 7) / 8;  // the padding of the last block is not sent
             u[nb - 1] = block();
+            detail::counter_blocks(counter_, buf_.counters.data(), nb);
             for (std::size_t j = 0; j < 128; ++j) {
                 block* row = buf_.row(j);
-                detail::expand(keys_[j], counter_, row, nb);
+                keys_[j].encrypt(buf_.counters.data(), row, nb);
                 ch.recv(u, column_bytes);
                 const block mask = mask_of(detail::bit_of(delta_, j) != 0);  // no branch on Δ
                 for (std::size_t k = 0; k < nb; ++k) row[k] ^= u[k] & mask;
@@ -245,29 +287,13 @@ public:
     /// choices.size() new COTs with choice bits choices[i] ∈ {0, 1}; t.size()
     /// must equal choices.size(). Flushes the channel before returning.
     void extend(net::channel& ch, std::span<const std::uint8_t> choices, std::span<block> t) {
-        if (choices.size() != t.size())
-            throw usage_error("ot::cot_receiver::extend: " + std::to_string(choices.size()) + " choices for " +
-                              std::to_string(t.size()) + " outputs");
-        unsigned char bad = 0;  // checked up front, so the peer is never left mid-stream
-        for (std::uint8_t c : choices) bad = static_cast<unsigned char>(bad | (c & 0xFE));
-        // The choices are secret; whether all are 0 or 1 is public (detail/secret.hpp).
-        if (tandem::detail::declassified(bad) != 0)
-            throw usage_error("ot::cot_receiver::extend: choices must be 0 or 1");
-        run(ch, t, [&](std::size_t done, std::size_t n, block* bits, std::size_t nb) {
-            detail::pack_choices(choices.data() + done, n, bits, nb);
-        });
+        run(ch, t, detail::unpacked_choices("ot::cot_receiver::extend", choices, t.size()));
     }
 
     /// The same with packed choice bits: bit i (bit i%8 of byte i/8) is r_i;
     /// choice_bits.size() must be (t.size() + 7) / 8.
     void extend_packed(net::channel& ch, std::span<const std::uint8_t> choice_bits, std::span<block> t) {
-        if (choice_bits.size() != (t.size() + 7) / 8)
-            throw usage_error("ot::cot_receiver::extend_packed: " + std::to_string(choice_bits.size()) +
-                              " bytes of choice bits for " + std::to_string(t.size()) + " outputs");
-        run(ch, t, [&](std::size_t done, std::size_t n, block* bits, std::size_t nb) {
-            std::fill_n(bits, nb, block());
-            std::memcpy(static_cast<void*>(bits), choice_bits.data() + done / 8, (n + 7) / 8);  // done is a multiple of 8
-        });
+        run(ch, t, detail::packed_choices("ot::cot_receiver::extend_packed", choice_bits, t.size()));
     }
 
 private:
@@ -283,10 +309,11 @@ private:
             block* u = buf_.column.data();
             pack(done, n, r, nb);
             const std::size_t column_bytes = (n + 7) / 8;  // only the rows of real OTs
+            detail::counter_blocks(counter_, buf_.counters.data(), nb);
             for (std::size_t j = 0; j < 128; ++j) {
                 block* row = buf_.row(j);
-                detail::expand(keys0_[j], counter_, row, nb);
-                detail::expand(keys1_[j], counter_, u, nb);
+                keys0_[j].encrypt(buf_.counters.data(), row, nb);
+                keys1_[j].encrypt(buf_.counters.data(), u, nb);
                 for (std::size_t k = 0; k < nb; ++k) u[k] = u[k] ^ row[k] ^ r[k];
                 ch.send(u, column_bytes);
             }

@@ -1,0 +1,228 @@
+// bench_malicious — the figures of malicious security (issue 30), two
+// processes over loopback TCP, each pinned to its own core when the machine
+// has two or more (docs/BENCH.md). This process is Alice (the COT sender, Δ);
+// it starts a copy of itself as Bob and prints the figures.
+//
+//   bench_malicious [--case cot|all] [--ot NAME[,security]] [--reps N] [--quick] [--json]
+//
+// Cases:
+//   cot   correlated OTs per second of each extension: IKNP (semi-honest),
+//         SoftSpoken K = 2, 4, 8 semi-honest and malicious (the consistency
+//         check included); 2^23 OTs per repetition (--quick: 2^16), set-up
+//         (base OTs, GGM trees) timed apart. A repetition's time is the
+//         slower party's, both starting after a barrier; "per CPU-second" is
+//         OTs over the busier party's CPU time (each party has one core).
+// --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious).
+// The garbling figures (AES-128 single and amortised, the SHA-256 chain)
+// join this program with authenticated garbling.
+#include "common.hpp"
+#include "processes.hpp"
+
+#include <tandem/ot/iknp.hpp>
+#include <tandem/ot/softspoken.hpp>
+#include <tandem/tandem.hpp>
+
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <random>
+#include <thread>
+
+namespace {
+
+using namespace tandem;
+using clock_type = std::chrono::steady_clock;
+using bench::barrier;
+using bench::pin_to_core;
+using bench::swap_figure;
+
+struct config {
+    bench::options opt;
+    std::string which = "all";
+    bool is_bob = false;
+    std::uint16_t port = 0;
+    std::string only;  // --ot: one extension ("name" or "name,security")
+};
+
+double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+/// One side of an extension, behind one interface for the timing loop.
+struct cot_side {
+    virtual ~cot_side() = default;
+    virtual void extend(net::channel& ch, std::span<block> out, std::span<const std::uint8_t> choices) = 0;
+};
+
+template <class Sender>
+struct sender_side final : cot_side {
+    Sender s;
+    template <class... A>
+    explicit sender_side(A&&... a) : s(std::forward<A>(a)...) {}
+    void extend(net::channel& ch, std::span<block> out, std::span<const std::uint8_t>) override { s.extend(ch, out); }
+};
+
+template <class Receiver>
+struct receiver_side final : cot_side {
+    Receiver r;
+    template <class... A>
+    explicit receiver_side(A&&... a) : r(std::forward<A>(a)...) {}
+    void extend(net::channel& ch, std::span<block> out, std::span<const std::uint8_t> choices) override {
+        r.extend(ch, choices, out);
+    }
+};
+
+struct variant {
+    const char* name;
+    const char* protocol;
+    std::function<std::unique_ptr<cot_side>(net::channel&, bool alice, block delta)> make;
+};
+
+template <std::size_t K>
+variant softspoken(const char* name, security mode) {
+    return {name, mode == security::malicious ? "malicious" : "semi-honest",
+            [mode](net::channel& ch, bool alice, block delta) -> std::unique_ptr<cot_side> {
+                if (alice) return std::make_unique<sender_side<ot::softspoken_sender<K>>>(ch, delta, mode);
+                return std::make_unique<receiver_side<ot::softspoken_receiver<K>>>(ch, mode);
+            }};
+}
+
+void bench_cot(const config& c, session& s) {
+    const std::size_t m = c.opt.quick ? std::size_t{1} << 16 : std::size_t{1} << 23;
+    net::channel& ch = s.channel();
+    const bool alice = s.me() == party::alice;
+    std::vector<block> out(m);
+    std::vector<std::uint8_t> choices(m);
+    std::mt19937_64 rng(60);
+    for (auto& x : choices) x = rng() & 1;
+    const block delta = prg().next() | block(0, 1);
+    const std::vector<variant> variants{
+        {"iknp", "semi-honest",
+         [](net::channel& ch, bool alice, block delta) -> std::unique_ptr<cot_side> {
+             if (alice) return std::make_unique<sender_side<ot::cot_sender>>(ch, delta);
+             return std::make_unique<receiver_side<ot::cot_receiver>>(ch);
+         }},
+        softspoken<2>("softspoken-k2", security::semi_honest),
+        softspoken<4>("softspoken-k4", security::semi_honest),
+        softspoken<8>("softspoken-k8", security::semi_honest),
+        softspoken<2>("softspoken-k2", security::malicious),
+        softspoken<4>("softspoken-k4", security::malicious),
+        softspoken<8>("softspoken-k8", security::malicious),
+    };
+    if (alice && !c.opt.json)
+        std::printf("%-14s %-11s %9s %12s %12s %14s %9s %9s\n", "cot", "security", "set-up ms", "M COT/s", "(best rep)",
+                    "M per CPU-s", "B/COT A", "B/COT B");
+    for (const variant& v : variants) {
+        if (!c.only.empty() && c.only != v.name && c.only != std::string(v.name) + "," + v.protocol) continue;
+        barrier(s);
+        auto t0 = clock_type::now();
+        const std::unique_ptr<cot_side> side = v.make(ch, alice, delta);
+        ch.flush();
+        const double setup = std::max(since(t0), swap_figure(s, since(t0)));
+        std::vector<double> seconds, cpu;
+        std::uint64_t sent_a = 0, sent_b = 0;
+        for (int r = 0; r < c.opt.reps + 1; ++r) {  // the first is a warm-up
+            barrier(s);
+            const std::uint64_t sent0 = ch.bytes_sent();
+            const double cpu0 = cpu_seconds();
+            t0 = clock_type::now();
+            side->extend(ch, out, choices);
+            ch.flush();
+            const double mine = since(t0);
+            const double my_cpu = cpu_seconds() - cpu0;
+            const double sent = double(ch.bytes_sent() - sent0);
+            const double theirs = swap_figure(s, mine);
+            const double their_cpu = swap_figure(s, my_cpu);
+            const double their_sent = swap_figure(s, sent);
+            if (r == 0) continue;
+            seconds.push_back(std::max(mine, theirs));
+            cpu.push_back(std::max(my_cpu, their_cpu));
+            sent_a = static_cast<std::uint64_t>(alice ? sent : their_sent);
+            sent_b = static_cast<std::uint64_t>(alice ? their_sent : sent);
+        }
+        if (!alice) continue;
+        const double med = bench::median(seconds);
+        const double per_cpu = double(m) / bench::median(cpu);
+        if (c.opt.json) {
+            std::cout << bench::record("malicious", "cot")
+                             .add_string("extension", v.name)
+                             .add_string("security", v.protocol)
+                             .add("cots", m)
+                             .add("setup_seconds", setup)
+                             .add("seconds", med)
+                             .add("seconds_min", bench::minimum(seconds))
+                             .add("reps", seconds.size())
+                             .add("cot_per_s", double(m) / med)
+                             .add("cot_per_cpu_s", per_cpu)
+                             .add("bytes_per_cot_alice", double(sent_a) / double(m))
+                             .add("bytes_per_cot_bob", double(sent_b) / double(m))
+                             .json()
+                      << "\n";
+        } else {
+            std::printf("%-14s %-11s %9.2f %12.1f %12.1f %14.1f %9.3f %9.3f\n", v.name, v.protocol, setup * 1e3,
+                        double(m) / med / 1e6, double(m) / bench::minimum(seconds) / 1e6, per_cpu / 1e6,
+                        double(sent_a) / double(m), double(sent_b) / double(m));
+        }
+    }
+}
+
+bool wants(const std::string& which, const std::string& name) { return which == "all" || which == name; }
+
+int party_main(const config& c, session s) {
+    if (wants(c.which, "cot")) bench_cot(c, s);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    config c;
+    std::vector<char*> common{argv[0]};
+    std::vector<std::string> passthrough;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--case" && i + 1 < argc) {
+            c.which = argv[++i];
+            passthrough.insert(passthrough.end(), {"--case", c.which});
+        } else if (a == "--ot" && i + 1 < argc) {
+            c.only = argv[++i];
+            passthrough.insert(passthrough.end(), {"--ot", c.only});
+        } else if (a == "--bob-port" && i + 1 < argc) {
+            c.is_bob = true;
+            c.port = static_cast<std::uint16_t>(std::stoi(argv[++i]));
+        } else {
+            common.push_back(argv[i]);
+            passthrough.push_back(a);
+        }
+    }
+    if (c.which != "all" && c.which != "cot") {
+        std::cerr << "bench_malicious: unknown --case " << c.which << " (cot or all)\n";
+        return 2;
+    }
+    c.opt = bench::parse(static_cast<int>(common.size()), common.data(), "bench_malicious [--case cot|all]");
+    try {
+        if (c.is_bob) {
+            pin_to_core(1);
+            return party_main(c, session::connect(party::bob, "127.0.0.1", c.port));
+        }
+        net::tcp_listener listener(0, "127.0.0.1");
+        std::vector<std::string> args{argv[0], "--bob-port", std::to_string(listener.port())};
+        args.insert(args.end(), passthrough.begin(), passthrough.end());
+        const pid_t bob = bench::spawn_self(args);
+        pin_to_core(0);
+        if (!c.opt.json)
+            std::printf("bench_malicious: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), AES "
+                        "kernels %s\n",
+                        std::thread::hardware_concurrency(), tandem::to_string(tandem::active_aes_isa()));
+        const int status = party_main(c, session::accept(party::alice, listener));
+        const bool bob_ok = bench::wait_ok(bob);
+        return status != 0 ? status : bob_ok ? 0 : 1;
+    } catch (const tandem::error& e) {
+        std::cerr << "bench_malicious (" << (c.is_bob ? "bob" : "alice") << "): " << e.what() << "\n";
+        return 1;
+    }
+}

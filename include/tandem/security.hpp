@@ -1,0 +1,14 @@
+// tandem/security.hpp — which adversary a protocol step is secure against.
+#pragma once
+
+namespace tandem {
+
+/// The adversary a run is secure against (README, "Security").
+///   semi_honest — a peer that follows the protocol but tries to learn more
+///                 from what it sees (the default: fastest).
+///   malicious   — a peer that deviates arbitrarily: every step it could
+///                 cheat in is checked, and a failed check ends the run with
+///                 tandem::security_error.
+enum class security { semi_honest, malicious };
+
+}  // namespace tandem

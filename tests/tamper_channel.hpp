@@ -1,0 +1,57 @@
+// A channel wrapper that alters chosen bytes of what its end sends: the
+// cheating peer of the malicious-security tests (a flipped bit at a named
+// place in the protocol's stream). Tests only; no doctest here.
+#pragma once
+
+#include <tandem/net/channel.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+namespace tandem::test {
+
+/// Forwards to `inner` (not owned); byte k of this end's stream (k counted
+/// from the first byte sent through the wrapper) leaves XORed with
+/// flips[k].
+class tamper_channel final : public net::channel {
+public:
+    explicit tamper_channel(net::channel& inner) : net::channel("tampered " + inner.name()), inner_(inner) {
+        set_timeout(inner.timeout());
+    }
+    /// Alters the byte `ahead` bytes after everything sent so far.
+    void flip_ahead(std::uint64_t ahead, std::uint8_t mask) { flips_[bytes_sent() + ahead] ^= mask; }
+    std::uint64_t flipped() const noexcept { return flipped_; }
+    void close() noexcept override { inner_.close(); }
+    void interrupt() noexcept override { inner_.interrupt(); }
+
+protected:
+    void write_all(const std::byte* p, std::size_t n, const char*) override {
+        for (auto it = flips_.lower_bound(written_); it != flips_.end() && it->first < written_ + n;) {
+            std::byte b = p[it->first - written_] ^ std::byte{it->second};
+            inner_.send(p, it->first - written_);
+            inner_.send(&b, 1);
+            const std::size_t skip = it->first - written_ + 1;
+            p += skip;
+            n -= skip;
+            written_ += skip;
+            ++flipped_;
+            it = flips_.erase(it);
+        }
+        inner_.send(p, n);
+        written_ += n;
+        inner_.flush();
+    }
+    std::size_t read_some(std::byte* p, std::size_t min, std::size_t) override {
+        inner_.recv(p, min);
+        return min;
+    }
+
+private:
+    net::channel& inner_;
+    std::map<std::uint64_t, std::uint8_t> flips_;
+    std::uint64_t written_ = 0;
+    std::uint64_t flipped_ = 0;
+};
+
+}  // namespace tandem::test
