@@ -38,8 +38,8 @@ namespace tandem {
 /// The instruction sets tandem's AES kernels are written for.
 enum class aes_isa : std::uint8_t {
     aesni = 1,    ///< AES-NI, PCLMULQDQ and SSE4.1: one AES block per instruction
-    vaes = 2,     ///< VAES with AVX-512 F/BW/VL: four blocks per instruction
-    vaes256 = 3,  ///< VAES with AVX2, 256-bit registers: two blocks per instruction
+    vaes = 2,     ///< VAES and VPCLMULQDQ with AVX-512 F/BW/VL: four blocks per instruction
+    vaes256 = 3,  ///< VAES and VPCLMULQDQ with AVX2, 256-bit registers: two blocks per instruction
     armv8 = 4,    ///< AArch64 with the ARMv8 Crypto Extensions (AESE/AESMC): one block per instruction
 };
 
@@ -72,7 +72,7 @@ namespace detail {
 struct cpu_features {
     bool aesni = false;  // with SSE4.1 and PCLMULQDQ
     bool avx2 = false;
-    bool vaes256 = false;  // VAES with AVX2
+    bool vaes256 = false;  // VAES and VPCLMULQDQ with AVX2
     bool vaes = false;     // VAES with AVX-512 F, BW and VL
 };
 
@@ -93,8 +93,8 @@ inline const cpu_features& cpu() noexcept {
         const bool os_avx512 = (xcr0_lo & 0xE6) == 0xE6;   // and opmask, ZMM_Hi256, Hi16_ZMM
         if (!os_avx || !__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;
         c.avx2 = (b >> 5) & 1;
-        const bool vaes = (cx >> 9) & 1;
-        c.vaes256 = c.aesni && c.avx2 && vaes;
+        const bool vaes = (cx >> 9) & 1, vpclmul = (cx >> 10) & 1;  // every VAES CPU has VPCLMULQDQ too
+        c.vaes256 = c.aesni && c.avx2 && vaes && vpclmul;
         const bool avx512 = ((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1);  // F, BW, VL
         c.vaes = c.vaes256 && os_avx512 && avx512;
         return c;
@@ -184,8 +184,8 @@ inline const char* missing(aes_isa isa) noexcept {
     if (!TANDEM_X86 && isa != aes_isa::armv8) return "is not an x86-64 CPU";
     if (TANDEM_X86 && isa == aes_isa::armv8) return "is not an AArch64 CPU";
     switch (isa) {
-    case aes_isa::vaes: return "lacks VAES or AVX-512 (F, BW, VL)";
-    case aes_isa::vaes256: return "lacks VAES or AVX2";
+    case aes_isa::vaes: return "lacks VAES, VPCLMULQDQ or AVX-512 (F, BW, VL)";
+    case aes_isa::vaes256: return "lacks VAES, VPCLMULQDQ or AVX2";
     case aes_isa::armv8: return "lacks the ARMv8 Crypto Extensions (AES)";
     case aes_isa::aesni: break;
     }

@@ -4,8 +4,8 @@
 //
 // x86-64: code between TANDEM_CRYPTO_BEGIN and TANDEM_CRYPTO_END is compiled
 // for SSE4.1, AES-NI and PCLMULQDQ (GF(2^128) products, crypto/gf128.hpp); code between TANDEM_VAES_BEGIN and TANDEM_VAES_END
-// also for AVX2, AVX-512 (F, BW, VL) and VAES; TANDEM_VAES256_… for AVX2 and
-// VAES on 256-bit registers (AMD Zen 3, Intel client cores); TANDEM_AVX2_…
+// also for AVX2, AVX-512 (F, BW, VL), VAES and VPCLMULQDQ; TANDEM_VAES256_…
+// for AVX2, VAES and VPCLMULQDQ on 256-bit registers (AMD Zen 3, Intel client cores); TANDEM_AVX2_…
 // for AVX2 only (the OT transpose's middle width). Both add to whatever the
 // command line enables (e.g. -march=native), so users need no -maes, and the
 // wide kernels exist in every build: which one runs is chosen at run time
@@ -52,10 +52,10 @@
     _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul\"))), apply_to = function)")
 #define TANDEM_CRYPTO_END _Pragma("clang attribute pop")
 #define TANDEM_VAES_BEGIN \
-    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes\"))), apply_to = function)")
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq\"))), apply_to = function)")
 #define TANDEM_VAES_END _Pragma("clang attribute pop")
 #define TANDEM_VAES256_BEGIN \
-    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2,vaes\"))), apply_to = function)")
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2,vaes,vpclmulqdq\"))), apply_to = function)")
 #define TANDEM_VAES256_END _Pragma("clang attribute pop")
 #define TANDEM_AVX2_BEGIN \
     _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2\"))), apply_to = function)")
@@ -64,9 +64,9 @@
 #define TANDEM_CRYPTO_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul\")")
 #define TANDEM_CRYPTO_END _Pragma("GCC pop_options")
 #define TANDEM_VAES_BEGIN \
-    _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes\")")
+    _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq\")")
 #define TANDEM_VAES_END _Pragma("GCC pop_options")
-#define TANDEM_VAES256_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2,vaes\")")
+#define TANDEM_VAES256_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2,vaes,vpclmulqdq\")")
 #define TANDEM_VAES256_END _Pragma("GCC pop_options")
 #define TANDEM_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2\")")
 #define TANDEM_AVX2_END _Pragma("GCC pop_options")
