@@ -134,6 +134,10 @@ TEST_CASE("ot.transpose_matches_the_reference") {
             ot::detail::transpose128_avx512(p, sizeof(block), got);
             for (std::size_t j = 0; j < 128; ++j) CHECK(got[j] == expect[j]);
         }
+        if (tandem::detail::cpu().gfni512) {
+            ot::detail::transpose128_gfni(p, sizeof(block), got);
+            for (std::size_t j = 0; j < 128; ++j) CHECK(got[j] == expect[j]);
+        }
 #else
         ot::detail::transpose128_neon(p, sizeof(block), got);
         for (std::size_t j = 0; j < 128; ++j) CHECK(got[j] == expect[j]);
@@ -143,6 +147,7 @@ TEST_CASE("ot.transpose_matches_the_reference") {
     std::string variants = "sse2";
     if (tandem::detail::cpu().avx2) variants += " avx2";
     if (cpu_supports(aes_isa::vaes)) variants += " avx512bw";
+    if (tandem::detail::cpu().gfni512) variants += " gfni";
 #else
     const std::string variants = "neon";
 #endif

@@ -74,6 +74,7 @@ struct cpu_features {
     bool avx2 = false;
     bool vaes256 = false;  // VAES and VPCLMULQDQ with AVX2
     bool vaes = false;     // VAES with AVX-512 F, BW and VL
+    bool gfni512 = false;  // and GFNI with AVX512-VBMI (the OT transpose's gf2p8affineqb form)
 };
 
 /// CPUID, plus XGETBV for whether the OS saves the AVX and AVX-512 registers
@@ -97,6 +98,7 @@ inline const cpu_features& cpu() noexcept {
         c.vaes256 = c.aesni && c.avx2 && vaes && vpclmul;
         const bool avx512 = ((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1);  // F, BW, VL
         c.vaes = c.vaes256 && os_avx512 && avx512;
+        c.gfni512 = c.vaes && ((cx >> 8) & 1) && ((cx >> 1) & 1);  // GFNI, AVX512-VBMI
         return c;
     }();
     return f;

@@ -6,7 +6,8 @@
 // for SSE4.1, AES-NI and PCLMULQDQ (GF(2^128) products, crypto/gf128.hpp); code between TANDEM_VAES_BEGIN and TANDEM_VAES_END
 // also for AVX2, AVX-512 (F, BW, VL), VAES and VPCLMULQDQ; TANDEM_VAES256_…
 // for AVX2, VAES and VPCLMULQDQ on 256-bit registers (AMD Zen 3, Intel client cores); TANDEM_AVX2_…
-// for AVX2 only (the OT transpose's middle width). Both add to whatever the
+// for AVX2 only (the OT transpose's middle width); TANDEM_GFNI_… for the
+// VAES set plus GFNI and AVX512-VBMI (the OT transpose's bit step). Both add to whatever the
 // command line enables (e.g. -march=native), so users need no -maes, and the
 // wide kernels exist in every build: which one runs is chosen at run time
 // from CPUID (crypto/isa.hpp), never by the flags of a translation unit. The
@@ -60,6 +61,9 @@
 #define TANDEM_AVX2_BEGIN \
     _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2\"))), apply_to = function)")
 #define TANDEM_AVX2_END _Pragma("clang attribute pop")
+#define TANDEM_GFNI_BEGIN \
+    _Pragma("clang attribute push(__attribute__((target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq,gfni,avx512vbmi\"))), apply_to = function)")
+#define TANDEM_GFNI_END _Pragma("clang attribute pop")
 #elif defined(__GNUC__)
 #define TANDEM_CRYPTO_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul\")")
 #define TANDEM_CRYPTO_END _Pragma("GCC pop_options")
@@ -70,6 +74,9 @@
 #define TANDEM_VAES256_END _Pragma("GCC pop_options")
 #define TANDEM_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2\")")
 #define TANDEM_AVX2_END _Pragma("GCC pop_options")
+#define TANDEM_GFNI_BEGIN \
+    _Pragma("GCC push_options") _Pragma("GCC target(\"sse4.1,aes,pclmul,avx2,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq,gfni,avx512vbmi\")")
+#define TANDEM_GFNI_END _Pragma("GCC pop_options")
 #else
 #error "tandem's crypto needs GCC or Clang (target pragmas for AES-NI and VAES)"
 #endif
