@@ -174,11 +174,13 @@ inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys,
     // Public (detail/secret.hpp): A, which is sent, and whether a scalar
     // product is the identity — only for a zero scalar (an internal error)
     // or the identity point, which is public.
+    const bool endemic = mode == security::malicious;
     const int zero_a = tandem::detail::declassified(crypto_scalarmult_ristretto255_base(big_a.data(), a.s));
     tandem::detail::declassify(big_a.data(), big_a.size());
-    if (zero_a != 0 || tandem::detail::declassified(crypto_scalarmult_ristretto255(a_a.data(), a.s, big_a.data())) != 0)
+    // a·A only for Chou–Orlandi's second key; endemic OT keys both sides from the receiver's points.
+    if (zero_a != 0 ||
+        (!endemic && tandem::detail::declassified(crypto_scalarmult_ristretto255(a_a.data(), a.s, big_a.data())) != 0))
         tandem::detail::internal_error("base_ot_send: zero scalar");
-    const bool endemic = mode == security::malicious;
     ch.send_value<std::uint64_t>(n | (endemic ? detail::endemic_flag : 0));
     ch.send(big_a.data(), big_a.size());
     if (endemic) {
@@ -199,7 +201,6 @@ inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys,
                 }
         }
         sodium_memzero(shared.data(), shared.size());
-        sodium_memzero(a_a.data(), a_a.size());
         return;
     }
 
