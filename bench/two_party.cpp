@@ -4,7 +4,7 @@
 // port); it starts a copy of itself as Bob (evaluator) and prints the figures.
 //
 //   bench_two_party [--case setup|mul64|aes|aes-batch|mvmul|millionaires|cot|all[,...]] [--hash rekeyed|fixed-key]
-//                   [--reps N] [--quick] [--json]
+//                   [--seal] [--reps N] [--quick] [--json]
 //
 // Cases (paper 001 §6.2 and issue 4):
 //   setup         handshake + 128 base OTs + IKNP set-up (a fresh session per repetition)
@@ -16,6 +16,8 @@
 //   millionaires  32-bit a > b, one run (latency)
 //   cot           IKNP correlated OTs per second, 2^24 per repetition (--quick: 2^16)
 // --case takes a comma-separated list (e.g. aes,aes-batch to compare the two).
+// --seal encrypts and authenticates every link (session_options::encrypt_links,
+// a pre-shared key; docs/DESIGN.md §9.3), to measure what sealing costs.
 // Online time of a repetition is the slower party's, both starting after a
 // barrier; bytes are payload bytes each party sent.
 #include "common.hpp"
@@ -40,9 +42,15 @@ struct config {
     bool is_bob = false;
     std::uint16_t port = 0;
     garbling_hash hash = garbling_hash::rekeyed;
+    bool seal = false;
     session_options session() const {
         session_options o;
         o.hash = hash;
+        if (seal) {  // a fixed key: both processes know it, nobody else is measured
+            net::key_bytes k{};
+            k[0] = 30;
+            o.encrypt_links = net::link_credentials::pre_shared(net::pre_shared_key(k));
+        }
         return o;
     }
 };
@@ -351,6 +359,9 @@ int main(int argc, char** argv) {
             }
             c.hash = h == "rekeyed" ? garbling_hash::rekeyed : garbling_hash::fixed_key;
             passthrough.insert(passthrough.end(), {"--hash", h});
+        } else if (a == "--seal") {
+            c.seal = true;
+            passthrough.push_back(a);
         } else if (a == "--bob-port" && i + 1 < argc) {
             c.is_bob = true;
             c.port = static_cast<std::uint16_t>(std::stoi(argv[++i]));
@@ -371,7 +382,7 @@ int main(int argc, char** argv) {
         begin = end + 1;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
-                         "bench_two_party [--case <name>] [--hash rekeyed|fixed-key]");
+                         "bench_two_party [--case <name>] [--hash rekeyed|fixed-key] [--seal]");
     if (!c.opt.json && !c.is_bob) std::printf("AES kernels: %s\n", tandem::to_string(tandem::active_aes_isa()));
 
     try {
@@ -385,8 +396,9 @@ int main(int argc, char** argv) {
         const pid_t bob = bench::spawn_self(args);
         pin_to_core(0);
         if (!c.opt.json)
-            std::printf("bench_two_party: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), %s hash\n",
-                        std::thread::hardware_concurrency(), std::string(to_string(c.hash)).c_str());
+            std::printf("bench_two_party: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), %s hash%s\n",
+                        std::thread::hardware_concurrency(), std::string(to_string(c.hash)).c_str(),
+                        c.seal ? ", sealed links (Noise NNpsk0)" : "");
         const int status = party_main(c, [&] { return session::accept(party::alice, listener, c.session()); });
         const bool bob_ok = bench::wait_ok(bob);
         return status != 0 ? status : bob_ok ? 0 : 1;

@@ -216,22 +216,28 @@ TEST_CASE("cli: built-ins give what plain C++ computes (fixed seed)") {
     CHECK(output_value(run({"plain", "add8", "--output", "signed", "--input", "-3", "1"}).out, 0) == "-2");
 }
 
-TEST_CASE("cli: two processes over TCP, as on two hosts (alice on port 0 says which port)") {
-    process alice = start({"run", aes_file, "--party", "alice", "--port", "0", "--timeout", "20000", "--input", key_c1});
-    // Alice prints "[alice] listening on port N" on stderr once she listens.
+/// Starts alice with `args` and waits for the port she prints ("[alice]
+/// listening on port N,"); 0 if she did not say within 20 s.
+std::uint16_t start_alice(const std::vector<std::string>& args, process& alice) {
+    alice = start(args);
     std::string err;
-    std::uint16_t port = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    while (port == 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
         pollfd fd{alice.err, POLLIN, 0};
         if (poll(&fd, 1, 1000) <= 0) continue;
         char c;
         if (read(alice.err, &c, 1) != 1) break;
         err += c;
         const std::size_t at = err.find("listening on port ");
-        if (c == ',' && at != std::string::npos)
-            port = static_cast<std::uint16_t>(std::stoul(err.substr(at + 18)));
+        if (c == ',' && at != std::string::npos) return static_cast<std::uint16_t>(std::stoul(err.substr(at + 18)));
     }
+    return 0;
+}
+
+TEST_CASE("cli: two processes over TCP, as on two hosts (alice on port 0 says which port)") {
+    process alice;
+    const std::uint16_t port =
+        start_alice({"run", aes_file, "--party", "alice", "--port", "0", "--timeout", "20000", "--input", key_c1}, alice);
     REQUIRE(port != 0);
     const result bob = run({"run", aes_file, "--party", "bob", "--port", std::to_string(port), "--input", block_c1});
     const result a = finish(alice);
@@ -240,6 +246,69 @@ TEST_CASE("cli: two processes over TCP, as on two hosts (alice on port 0 says wh
     CHECK(output_value(bob.out, 0, "bob") == cipher_c1);
     CHECK(output_value(a.out, 0, "alice") == cipher_c1);
     CHECK(contains(a.out, "[alice] AND gates: 6400"));
+}
+
+TEST_CASE("cli: keygen, and sealed links with pinned keys or a pre-shared key") {
+    const auto dir = temp_dir();
+    const std::string a = (dir / "alice").string(), b = (dir / "bob").string(), m = (dir / "mallory").string(),
+                      s = (dir / "shared").string();
+    for (const std::string& name : {a, b, m}) {
+        const result r = run({"keygen", name});
+        CHECK(r.status == 0);
+        CHECK(contains(r.out, "wrote " + name + ".key"));
+    }
+    CHECK(run({"keygen", s, "--pre-shared"}).status == 0);
+    const auto pair_run = [&](const std::vector<std::string>& alice_keys, const std::vector<std::string>& bob_keys) {
+        std::vector<std::string> aa{"run", "mul32", "--party", "alice", "--port", "0", "--timeout", "10000",
+                                    "--output", "dec", "--input", "6"};
+        aa.insert(aa.end(), alice_keys.begin(), alice_keys.end());
+        process alice;
+        const std::uint16_t port = start_alice(aa, alice);
+        REQUIRE(port != 0);
+        std::vector<std::string> bb{"run", "mul32", "--party", "bob", "--port", std::to_string(port), "--timeout",
+                                    "10000", "--output", "dec", "--input", "7"};
+        bb.insert(bb.end(), bob_keys.begin(), bob_keys.end());
+        const result bob = run(bb);
+        return std::make_pair(finish(alice), bob);
+    };
+    {
+        const auto [ra, rb] = pair_run({"--key", a + ".key", "--peer-key", b + ".pub"},
+                                       {"--key", b + ".key", "--peer-key", a + ".pub"});
+        CHECK(ra.status == 0);
+        CHECK(rb.status == 0);
+        CHECK(output_value(ra.out, 0, "alice") == "42");
+        CHECK(output_value(rb.out, 0, "bob") == "42");
+    }
+    {  // mallory answers with her own key where bob pinned alice's
+        const auto [ra, rb] = pair_run({"--key", m + ".key", "--peer-key", b + ".pub"},
+                                       {"--key", b + ".key", "--peer-key", a + ".pub"});
+        CHECK(ra.status == 1);
+        CHECK(rb.status == 1);
+        CHECK(contains(rb.err, "does not hold the secret key"));
+        CHECK(output_value(rb.out, 0, "bob") == "<none>");
+    }
+    {  // one side plain
+        const auto [ra, rb] = pair_run({"--psk", s + ".psk"}, {});
+        CHECK(ra.status == 1);
+        CHECK(contains(ra.err, "does not encrypt its links"));
+        CHECK(contains(rb.err, "the peer encrypts its links and this party does not"));
+    }
+    {
+        const result r = run({"run", "mul32", "--local", "--psk", s + ".psk", "--output", "dec", "--input", "6", "7"});
+        CHECK(r.status == 0);
+        CHECK(output_value(r.out, 0, "alice") == "42");
+        CHECK(output_value(r.out, 0, "bob") == "42");
+    }
+    // bad key files and combinations: exit status 2 before anything runs
+    CHECK(run({"run", "mul32", "--local", "--psk", a + ".pub", "--input", "6", "7"}).status == 2);
+    CHECK(run({"run", "mul32", "--party", "bob", "--key", a + ".key", "--input", "7"}).status == 2);
+    CHECK(run({"run", "mul32", "--local", "--key", a + ".key", "--peer-key", b + ".pub", "--input", "6", "7"}).status == 2);
+    std::filesystem::permissions(a + ".key", std::filesystem::perms::group_read, std::filesystem::perm_options::add);
+    const result loose = run({"run", "mul32", "--party", "alice", "--key", a + ".key", "--peer-key", b + ".pub",
+                              "--input", "6"});
+    CHECK(loose.status == 2);
+    CHECK(contains(loose.err, "chmod 600"));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("cli: --local with options: reveal, threads, IPP, stream, hash, JSON") {

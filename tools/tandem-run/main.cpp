@@ -203,7 +203,27 @@ run_report run_party(const options& o, program& p, tandem::session& s, const std
 tandem::session_options session_options(const options& o, tandem::party me, const progress_line& progress) {
     tandem::session_options so = o.session;
     if (o.stream) so.progress = progress.callback(me);
+    if (!o.psk_file.empty())
+        so.encrypt_links = tandem::net::link_credentials::pre_shared(tandem::net::load_pre_shared_key(o.psk_file));
+    else if (!o.key_file.empty())
+        so.encrypt_links = tandem::net::link_credentials::pinned(tandem::net::load_key_pair(o.key_file),
+                                                                 tandem::net::load_public_key(o.peer_key_file));
     return so;
+}
+
+int cmd_keygen(const options& o) {
+    if (o.pre_shared) {
+        const std::string path = o.circuit + ".psk";
+        tandem::net::save_pre_shared_key(tandem::net::pre_shared_key::generate(), path);
+        std::cout << "wrote " << path << ": a pre-shared key; copy it to the peer over a safe channel, and pass it to "
+                  << "both parties as --psk " << path << "\n";
+    } else {
+        const std::string secret = o.circuit + ".key", pub = o.circuit + ".pub";
+        tandem::net::save_key_pair(tandem::net::key_pair::generate(), secret, pub);
+        std::cout << "wrote " << secret << " (secret: keep it, pass it as --key) and " << pub
+                  << " (give it to the peer, who passes it as --peer-key)\n";
+    }
+    return 0;
 }
 
 int cmd_run_party(const options& o) {
@@ -211,10 +231,10 @@ int cmd_run_party(const options& o) {
     program p = load(o, o.stream);
     const auto mine = parse_inputs(o, p, me);  // checked before anything is sent
     const progress_line progress(o.progress && !o.json, me);
+    const tandem::session_options so = session_options(o, me, progress);  // key files: exit status 2
     run_report r;
     try {
         const std::uint16_t port = o.port.value_or(7766);
-        const tandem::session_options so = session_options(o, me, progress);
         std::optional<tandem::session> s;
         if (me == tandem::party::alice) {
             tandem::listener listener(port, o.host.empty() ? "0.0.0.0" : o.host);
@@ -244,6 +264,7 @@ int cmd_run_local(const options& o, const char* self) {
     program p = load(o, o.stream);
     const auto all = parse_inputs(o, p, std::nullopt);
     tandem::listener listener(0, "127.0.0.1");
+    session_options(o, tandem::party::alice, progress_line(false, tandem::party::alice));  // bad key files: status 2
 
     std::vector<std::string> args{self, "run", o.circuit, "--party", "bob", "--host", "127.0.0.1", "--port",
                                   std::to_string(listener.port()), "--no-progress", "--bob-of-local"};
@@ -261,6 +282,7 @@ int cmd_run_local(const options& o, const char* self) {
     if (o.session.ipp) add({"--ipp"});
     if (o.stream) add({"--stream", "--segment-ands", std::to_string(o.segment_ands)});
     if (o.session.hash == tandem::garbling_hash::fixed_key) add({"--hash", "fixed-key"});
+    if (!o.psk_file.empty()) add({"--psk", o.psk_file});
     add({"--output", o.output == output_format::hex ? "hex" : o.output == output_format::dec ? "dec" : "signed"});
     if (o.json) add({"--json"});
     std::vector<std::string> bob_inputs;  // as typed: bob's process checks them again
@@ -340,6 +362,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (o.command == "list") return cmd_list(o);
+        if (o.command == "keygen") return cmd_keygen(o);
         if (o.command == "stats") return cmd_stats(o);
         if (o.command == "convert") return cmd_convert(o);
         if (o.command == "plain") return cmd_plain(o);

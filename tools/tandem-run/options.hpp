@@ -44,6 +44,10 @@ struct options {
     std::uint64_t segment_ands = tandem::default_segment_ands;
     bool progress = true;
     bool quiet_setup = false;  ///< internal: the Bob process --local starts
+    std::string key_file, peer_key_file, psk_file;  ///< --key, --peer-key, --psk: sealed links
+
+    // keygen
+    bool pre_shared = false;
 
     // convert
     std::string out_path;
@@ -63,6 +67,7 @@ inline const char* main_help =
     "  stats    what CIRCUIT costs: gates, AND depth, level widths, working set, bytes a run sends\n"
     "  convert  write CIRCUIT as a Bristol Fashion file\n"
     "  list     the built-in functions and their inputs\n"
+    "  keygen   make a key pair (or a pre-shared key) that authenticates and encrypts the links\n"
     "\n"
     "tandem-run <command> --help shows the options of one command.\n"
     "Exit status: 0 done, 1 the run failed (network, peer, protocol), 2 a bad argument, file or value.\n";
@@ -109,6 +114,15 @@ inline std::string command_help(const std::string& command) {
                    "  --timeout MS        deadline of every network wait, and of waiting for the peer (default\n"
                    "                      60000)\n"
                    "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; both parties alike)\n"
+                   "  --key FILE          encrypt and authenticate every link (Noise KK): this party's secret key\n"
+                   "                      (tandem-run keygen); needs --peer-key\n"
+                   "  --peer-key FILE     the peer's public key (its .pub file): a peer without the matching\n"
+                   "                      secret key is refused before any input is used\n"
+                   "  --psk FILE          encrypt and authenticate every link with a key both parties hold\n"
+                   "                      (Noise NNpsk0; tandem-run keygen NAME --pre-shared). With --local\n"
+                   "                      both processes use it. Without --key or --psk the links are plain\n"
+                   "                      TCP: anyone on the path can read the revealed outputs and alter\n"
+                   "                      the run\n"
                    "  --no-progress       no progress line on stderr (drawn only when stderr is a terminal)\n") +
                value_help + circuit_help;
     if (command == "plain")
@@ -137,6 +151,13 @@ inline std::string command_help(const std::string& command) {
                            "  -o, --out FILE      where to write (default standard output)\n") +
                circuit_help;
     if (command == "list") return "usage: tandem-run list\n\nLists the built-in functions, their inputs and outputs.\n";
+    if (command == "keygen")
+        return "usage: tandem-run keygen NAME [--pre-shared]\n"
+               "\n"
+               "Writes a fresh X25519 key pair: NAME.key (secret, readable by you only: keep it) and NAME.pub\n"
+               "(give it to the peer, who passes it as --peer-key). With --pre-shared, writes NAME.psk instead:\n"
+               "one secret key for both parties (--psk), to be copied to the peer over a safe channel.\n"
+               "Existing files are overwritten.\n";
     return main_help;
 }
 
@@ -172,9 +193,9 @@ inline options parse(int argc, char** argv) {
     }
     o.command = args[i++];
     if (o.command != "run" && o.command != "plain" && o.command != "stats" && o.command != "convert" &&
-        o.command != "list")
-        throw bad_argument("unknown command '" + o.command + "'; the commands are run, plain, stats, convert, list "
-                           "(tandem-run --help)");
+        o.command != "list" && o.command != "keygen")
+        throw bad_argument("unknown command '" + o.command +
+                           "'; the commands are run, plain, stats, convert, list, keygen (tandem-run --help)");
     bool have_port = false;
     for (; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -259,6 +280,18 @@ inline options parse(int argc, char** argv) {
             if (v == "rekeyed") o.session.hash = tandem::garbling_hash::rekeyed;
             else if (v == "fixed-key") o.session.hash = tandem::garbling_hash::fixed_key;
             else throw bad_argument("--hash takes rekeyed or fixed-key, not '" + v + "'");
+        } else if (a == "--key") {
+            for_run();
+            o.key_file = value();
+        } else if (a == "--peer-key") {
+            for_run();
+            o.peer_key_file = value();
+        } else if (a == "--psk") {
+            for_run();
+            o.psk_file = value();
+        } else if (a == "--pre-shared") {
+            if (o.command != "keygen") throw bad_argument("--pre-shared is an option of keygen, not of '" + o.command + "'");
+            o.pre_shared = true;
         } else if (a == "--no-progress") {
             o.progress = false;
         } else if (a == "--bob-of-local") {  // internal: the Bob process that --local starts
@@ -276,6 +309,8 @@ inline options parse(int argc, char** argv) {
         }
     }
     if (o.help) return o;
+    if (o.command == "keygen" && o.circuit.empty())
+        throw bad_argument("tandem-run keygen needs a NAME: it writes NAME.key and NAME.pub (or NAME.psk)");
     if (o.command != "list" && o.circuit.empty())
         throw bad_argument("tandem-run " + o.command + " needs a CIRCUIT: a Bristol file or a built-in's name "
                            "(tandem-run list)");
@@ -287,6 +322,12 @@ inline options parse(int argc, char** argv) {
             throw bad_argument("--local picks a free loopback port itself; drop --host and --port");
         if (o.me == tandem::party::bob && o.port == std::uint16_t{0})
             throw bad_argument("bob needs alice's --port (0 means 'any free port' only for alice)");
+        if (o.key_file.empty() != o.peer_key_file.empty())
+            throw bad_argument("--key and --peer-key go together: this party's secret key and the peer's public key");
+        if (!o.key_file.empty() && !o.psk_file.empty())
+            throw bad_argument("give either --key/--peer-key or --psk, not both");
+        if (o.local && !o.key_file.empty())
+            throw bad_argument("--local runs both parties here; protect its links with --psk FILE instead of --key");
         if (o.stream && o.session.ipp)
             throw bad_argument("--stream and --ipp do not go together: IPP splits parallel regions between the "
                                "parties, and a Bristol file read gate by gate has none; drop one");

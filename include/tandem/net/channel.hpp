@@ -24,6 +24,8 @@
 
 namespace tandem::net {
 
+class secure_channel;
+
 /// The clock of deadlines and timings.
 using clock = std::chrono::steady_clock;
 
@@ -142,6 +144,10 @@ public:
     virtual void interrupt() noexcept = 0;
 
 protected:
+    // A secure_channel seals records and hands them to the transport's raw
+    // operations directly, past the transport's own buffers.
+    friend class secure_channel;
+
     // The deadline is one of progress: a transport throws (fail_deadline) when
     // no byte has moved for timeout(), so long transfers never time out while
     // they advance and a silent peer is noticed after timeout().

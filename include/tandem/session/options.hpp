@@ -4,6 +4,7 @@
 
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/net/channel.hpp>
+#include <tandem/net/keys.hpp>
 #include <tandem/party.hpp>
 
 #include <chrono>
@@ -92,6 +93,15 @@ struct session_options {
     /// garbling then take turns on the calling thread. Each party chooses
     /// for itself.
     bool pipeline_streams = false;
+    /// Encrypts and authenticates every link of the session (Noise KK with
+    /// pinned public keys, or NNpsk0 with a pre-shared key; net/keys.hpp,
+    /// docs/DESIGN.md §9.3). Unset (the default): plain TCP, which anyone
+    /// on the path can read and alter. Both parties must set it alike —
+    /// each with its own key pair and the other's public key, or the same
+    /// pre-shared key — or the set-up fails before any input is used: a
+    /// protocol_error if one party does not encrypt or uses the other kind
+    /// of credentials, a security_error if a key does not match.
+    std::optional<net::link_credentials> encrypt_links;
     /// INSECURE — for tests only. Derives all of this party's randomness (Δ,
     /// labels, hash keys, the base OTs' secret scalars) from this seed, so a
     /// failing two-party test replays byte for byte. Anyone who knows the

@@ -11,6 +11,7 @@
 
 #include <tandem/circuit/batch.hpp>
 #include <tandem/net/channel.hpp>
+#include <tandem/net/keys_impl.hpp>
 // memory.hpp too, though a session does not use it: with tcp_channel the only
 // channel in sight, GCC speculatively devirtualizes and inlines it at every
 // channel call, and a program that includes only session.hpp compiles in
@@ -44,6 +45,7 @@ TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, 
                           "or pass a link_opener");
     s_->ch->set_timeout(options.timeout);
     const auto t0 = net::clock::now();
+    s_->protect_main_link();
     s_->handshake();
     s_->set_up_ot();
     s_->open_worker_links(open_link, options.timeout);

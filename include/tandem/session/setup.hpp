@@ -14,6 +14,7 @@
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
+#include <tandem/net/secure_channel.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
 #include <tandem/session/engine.hpp>
@@ -52,7 +53,8 @@ struct session_state {
         : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
           rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
                               : os_random_block()),
-          seeded(o.insecure_seed.has_value()), progress(o.progress), pipeline(o.pipeline_streams) {
+          seeded(o.insecure_seed.has_value()), progress(o.progress), pipeline(o.pipeline_streams),
+          link_credentials(o.encrypt_links) {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
             throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
@@ -90,9 +92,22 @@ struct session_state {
     std::string broken_why;
     progress_callback progress;
     bool pipeline;
+    std::optional<net::link_credentials> link_credentials;  // set: every link is sealed (net/secure_channel.hpp)
     // The run engine (session/engine.hpp), made once the links and OT are
     // set up; last, so that its threads stop before the links close.
     std::optional<detail::engine> engine;
+
+    /// With session_options::encrypt_links, runs the link handshake on link
+    /// `index` (0: the main link) and returns it sealed; Bob initiates.
+    std::unique_ptr<net::channel> protect(std::unique_ptr<net::channel> link, std::uint32_t index) const {
+        if (!link_credentials) return link;
+        return net::secure_link(std::move(link), *link_credentials, me == party::bob, index);
+    }
+    void protect_main_link() {
+        if (!link_credentials) return;
+        ch = protect(std::move(ch), 0);
+        links[0] = ch.get();
+    }
 
     void handshake() {
         net::channel& c = *ch;
@@ -104,6 +119,11 @@ struct session_state {
         c.send_value(static_cast<std::uint8_t>(ipp));
         c.send_value(ipp_min_ands);
         const auto magic = c.recv_value<std::uint64_t>();
+        if (magic == net::detail::noise_magic)
+            throw protocol_error("session handshake on " + c.name() +
+                                 ": the peer encrypts its links and this party does not; set "
+                                 "session_options::encrypt_links (tandem-run --key/--peer-key or --psk) alike on "
+                                 "both sides");
         if (magic != hello_magic)
             throw protocol_error("session handshake on " + c.name() +
                                  ": the peer did not greet as a tandem session; check host and port");
@@ -156,6 +176,7 @@ struct session_state {
         for (std::uint32_t k = 1; k <= count; ++k) {
             std::unique_ptr<net::channel> link = open();
             link->set_timeout(timeout);
+            link = protect(std::move(link), k);
             if (s.me == party::bob) {
                 link->send_value(link_magic);
                 link->send_value(s.session_id);
