@@ -1,4 +1,4 @@
-// tandem/crypto/aes_gcm.hpp — AES-256-GCM (NIST SP 800-38D) with a 96-bit
+// tandem/crypto/aes_gcm.hpp — AES-256-GCM (NIST SP 800-38D [035]) with a 96-bit
 // nonce, for the sealed links' records (net/noise.hpp, docs/DESIGN.md §9.3).
 //
 // libsodium's AES-256-GCM runs one block per instruction, ~1.5 GB/s per core
