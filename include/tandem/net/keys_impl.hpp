@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tandem/detail/linkage.hpp>
+#include <tandem/crypto/sodium.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/keys.hpp>
 
@@ -20,11 +21,6 @@
 namespace tandem::net {
 
 namespace detail {
-
-inline void init_sodium_for_keys() {
-    static const bool ok = sodium_init() >= 0;
-    if (!ok) throw error("tandem: libsodium failed to initialise (sodium_init), needed for link keys");
-}
 
 inline constexpr const char* secret_tag = "tandem-secret-key";
 inline constexpr const char* public_tag = "tandem-public-key";
@@ -78,7 +74,7 @@ inline key_bytes read_key_file(const std::string& path, const char* tag, bool se
 }  // namespace detail
 
 TANDEM_INLINE key_pair key_pair::generate() {
-    detail::init_sodium_for_keys();
+    tandem::detail::require_sodium();
     key_bytes s;
     randombytes_buf(s.data(), s.size());
     key_pair k = from_secret(s);
@@ -87,7 +83,7 @@ TANDEM_INLINE key_pair key_pair::generate() {
 }
 
 TANDEM_INLINE key_pair key_pair::from_secret(const key_bytes& secret) {
-    detail::init_sodium_for_keys();
+    tandem::detail::require_sodium();
     key_pair k;
     k.secret_ = secret;
     crypto_scalarmult_base(k.public_.bytes.data(), k.secret_.data());
@@ -95,7 +91,7 @@ TANDEM_INLINE key_pair key_pair::from_secret(const key_bytes& secret) {
 }
 
 TANDEM_INLINE pre_shared_key pre_shared_key::generate() {
-    detail::init_sodium_for_keys();
+    tandem::detail::require_sodium();
     key_bytes b;
     randombytes_buf(b.data(), b.size());
     pre_shared_key k(b);

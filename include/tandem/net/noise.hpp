@@ -23,6 +23,7 @@
 
 #include <tandem/crypto/aes_gcm.hpp>
 #include <tandem/crypto/isa.hpp>
+#include <tandem/crypto/sodium.hpp>
 #include <tandem/error.hpp>
 
 #include <sodium.h>
@@ -51,12 +52,6 @@ enum class pattern : std::uint8_t { kk = 1, nn_psk0 = 2 };
 inline std::string protocol_name(pattern p, cipher c) {
     return std::string("Noise_") + (p == pattern::kk ? "KK" : "NNpsk0") + "_25519_" +
            (c == cipher::aes_gcm ? "AESGCM" : "ChaChaPoly") + "_SHA256";
-}
-
-/// libsodium, initialised once (thread-safe, idempotent).
-inline void require_sodium() {
-    static const bool ok = sodium_init() >= 0;
-    if (!ok) throw error("tandem: libsodium failed to initialise (sodium_init), needed to protect the links");
 }
 
 /// Whether this CPU runs crypto/aes_gcm.hpp.
@@ -232,14 +227,14 @@ struct dh_key {
     ~dh_key() { sodium_memzero(secret.data(), secret.size()); }
 
     static dh_key from_secret(const key32& s) {
-        require_sodium();
+        tandem::detail::require_sodium();
         dh_key k;
         k.secret = s;
         crypto_scalarmult_base(k.public_key.data(), k.secret.data());
         return k;
     }
     static dh_key generate() {
-        require_sodium();
+        tandem::detail::require_sodium();
         key32 s;
         randombytes_buf(s.data(), s.size());
         dh_key k = from_secret(s);
@@ -314,7 +309,7 @@ public:
 
     handshake(pattern p, cipher c, bool initiator, std::span<const std::uint8_t> prologue, keys k)
         : pattern_(p), initiator_(initiator), ss_(protocol_name(p, c), c), keys_(std::move(k)) {
-        require_sodium();
+        tandem::detail::require_sodium();
         if (p == pattern::kk && (!keys_.s || !keys_.rs))
             throw usage_error("link handshake: pinned keys need this party's key pair and the peer's public key");
         if (p == pattern::nn_psk0 && !keys_.psk) throw usage_error("link handshake: no pre-shared key");

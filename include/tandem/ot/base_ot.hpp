@@ -42,6 +42,7 @@
 
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/sodium.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
@@ -70,11 +71,6 @@ inline constexpr std::size_t scalar_bytes = crypto_core_ristretto255_SCALARBYTES
 using point = std::array<unsigned char, point_bytes>;
 /// Points the receiver sends per message (each costs it ~70 µs to make).
 inline constexpr std::size_t batch = 8;
-
-inline void require_sodium() {
-    static const bool ok = sodium_init() >= 0;  // thread-safe, idempotent
-    if (!ok) throw error("tandem: libsodium failed to initialise (sodium_init), needed for the base OTs");
-}
 
 /// A random scalar that is wiped when it goes out of scope: from libsodium's
 /// generator, or — for reproducible tests only — reduced from 64 bytes of `rng`.
@@ -167,7 +163,7 @@ inline std::string protocol_name(std::uint64_t word) {
 /// `mode`: the protocol (see the top of this header).
 inline void base_ot_send(net::channel& ch, std::span<std::array<block, 2>> keys, prg* rng = nullptr,
                          security mode = security::semi_honest) {
-    detail::require_sodium();
+    tandem::detail::require_sodium();
     const std::size_t n = keys.size();
     const detail::secret_scalar a(rng);
     detail::point big_a, a_a;  // A = a·G, a·A
@@ -276,7 +272,7 @@ inline void endemic_receive(net::channel& ch, std::span<const std::uint8_t> choi
 /// Sends its points in batches, flushing each.
 inline void base_ot_receive(net::channel& ch, std::span<const std::uint8_t> choices, std::span<block> keys,
                             prg* rng = nullptr, security mode = security::semi_honest) {
-    detail::require_sodium();
+    tandem::detail::require_sodium();
     const std::size_t n = keys.size();
     if (choices.size() != n)
         throw usage_error("ot::base_ot_receive: " + std::to_string(choices.size()) + " choice bits for " +
