@@ -78,7 +78,7 @@ std::vector<vector_entry> read_vectors() {
 net::noise::handshake::keys keys_for(const vector_entry& v, const std::string& side) {
     net::noise::handshake::keys k;
     const auto& f = v.field;
-    if (!f.at(side + "_static").empty()) k.s = net::noise::dh_key::from_secret(key_of(f.at(side + "_static")));
+    if (!f.at(side + "_static").empty()) k.s = net::key_pair::from_secret(key_of(f.at(side + "_static")));
     if (!f.at(side + "_remote_static").empty()) k.rs = key_of(f.at(side + "_remote_static"));
     if (!f.at(side + "_psk").empty()) k.psk = key_of(f.at(side + "_psk"));
     k.fixed_ephemeral = key_of(f.at(side + "_ephemeral"));

@@ -32,7 +32,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 namespace tandem::detail {
@@ -275,7 +274,7 @@ public:
     /// disjoint), tag = its tag over ad and the ciphertext.
     void seal(const std::uint8_t* nonce, const std::uint8_t* ad, std::size_t ad_len, const std::uint8_t* in,
               std::size_t n, std::uint8_t* out, std::uint8_t* tag) {
-        check_sizes(ad_len, n);
+        prepare(ad_len, n);
         ctr(nonce, in, n, out);
         make_tag(nonce, ad, ad_len, out, n, tag);
     }
@@ -284,7 +283,7 @@ public:
     /// of in and true, else false and out untouched.
     [[nodiscard]] bool open(const std::uint8_t* nonce, const std::uint8_t* ad, std::size_t ad_len,
                             const std::uint8_t* in, std::size_t n, const std::uint8_t* tag, std::uint8_t* out) {
-        check_sizes(ad_len, n);
+        prepare(ad_len, n);
         std::uint8_t want[16];
         make_tag(nonce, ad, ad_len, in, n, want);
         std::uint8_t diff = 0;
@@ -298,7 +297,7 @@ private:
     // The powers of H are made as far as the message needs (its blocks of
     // associated data and text, and the lengths): a short handshake
     // message costs a few products, not a table.
-    void check_sizes(std::size_t ad_len, std::size_t n) {
+    void prepare(std::size_t ad_len, std::size_t n) {
         if (ad_len > max_ad_bytes || n > max_bytes) detail::internal_error("aes256_gcm: message too long");
         const std::size_t blocks = (ad_len + 15) / 16 + (n + 15) / 16 + 1;
         if (powers_.empty()) powers_.push_back(h_);

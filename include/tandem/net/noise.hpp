@@ -11,7 +11,7 @@
 // After both messages each side holds two cipher states, one per direction
 // (split()), and the handshake hash binds everything said so far, the
 // prologue included. Written from the specification and checked against the
-// published test vectors (tests/data/noise_vectors.txt, tests/net.cpp).
+// published test vectors (tests/data/noise_vectors.txt, tests/secure_link.cpp).
 // Why Noise and not TLS: both patterns are analysed in the specification's
 // own terms (§7.7's payload security properties: after the second message,
 // destination property 5 and source property 2 for KK — the strongest a
@@ -25,6 +25,7 @@
 #include <tandem/crypto/isa.hpp>
 #include <tandem/crypto/sodium.hpp>
 #include <tandem/error.hpp>
+#include <tandem/net/keys.hpp>
 
 #include <sodium.h>
 
@@ -40,7 +41,7 @@
 
 namespace tandem::net::noise {
 
-using key32 = std::array<std::uint8_t, 32>;
+using key32 = key_bytes;
 
 /// The AEAD a link uses: AES-256-GCM where both parties' CPUs run it
 /// (x86 with AES-NI and PCLMULQDQ), else ChaCha20-Poly1305.
@@ -217,32 +218,6 @@ inline std::array<key32, 3> hkdf(const key32& ck, std::span<const std::uint8_t> 
     return out;
 }
 
-/// An X25519 key pair (§4.1); the secret half is wiped on destruction.
-struct dh_key {
-    key32 secret{};
-    key32 public_key{};
-    dh_key() = default;
-    dh_key(const dh_key&) = default;
-    dh_key& operator=(const dh_key&) = default;
-    ~dh_key() { sodium_memzero(secret.data(), secret.size()); }
-
-    static dh_key from_secret(const key32& s) {
-        tandem::detail::require_sodium();
-        dh_key k;
-        k.secret = s;
-        crypto_scalarmult_base(k.public_key.data(), k.secret.data());
-        return k;
-    }
-    static dh_key generate() {
-        tandem::detail::require_sodium();
-        key32 s;
-        randombytes_buf(s.data(), s.size());
-        dh_key k = from_secret(s);
-        sodium_memzero(s.data(), s.size());
-        return k;
-    }
-};
-
 /// §5.2 SymmetricState: the chaining key, the handshake hash and a cipher.
 class symmetric_state {
 public:
@@ -301,7 +276,7 @@ private:
 class handshake {
 public:
     struct keys {
-        std::optional<dh_key> s;             // own static key (KK)
+        std::optional<key_pair> s;           // own static key (KK; net/keys.hpp)
         std::optional<key32> rs;             // the peer's pinned public key (KK)
         std::optional<key32> psk;            // pre-shared key (NNpsk0)
         std::optional<key32> fixed_ephemeral;  // tests only: the ephemeral secret of a test vector
@@ -315,8 +290,8 @@ public:
         if (p == pattern::nn_psk0 && !keys_.psk) throw usage_error("link handshake: no pre-shared key");
         ss_.mix_hash(prologue);
         if (p == pattern::kk) {  // pre-messages: -> s, <- s
-            ss_.mix_hash(initiator ? keys_.s->public_key : *keys_.rs);
-            ss_.mix_hash(initiator ? *keys_.rs : keys_.s->public_key);
+            ss_.mix_hash(initiator ? keys_.s->public_part().bytes : *keys_.rs);
+            ss_.mix_hash(initiator ? *keys_.rs : keys_.s->public_part().bytes);
         }
     }
     ~handshake() {
@@ -328,10 +303,11 @@ public:
         std::vector<std::uint8_t> out;
         for (const token t : tokens(message_)) {
             if (t == token::e) {
-                e_ = keys_.fixed_ephemeral ? dh_key::from_secret(*keys_.fixed_ephemeral) : dh_key::generate();
-                out.insert(out.end(), e_.public_key.begin(), e_.public_key.end());
-                ss_.mix_hash(e_.public_key);
-                if (pattern_ == pattern::nn_psk0) ss_.mix_key(e_.public_key);
+                e_ = keys_.fixed_ephemeral ? key_pair::from_secret(*keys_.fixed_ephemeral) : key_pair::generate();
+                const key32& e = e_->public_part().bytes;
+                out.insert(out.end(), e.begin(), e.end());
+                ss_.mix_hash(e);
+                if (pattern_ == pattern::nn_psk0) ss_.mix_key(e);
             } else {
                 mix_token(t);
             }
@@ -384,10 +360,10 @@ private:
     bool mix_token(token t) {
         switch (t) {
             case token::psk: ss_.mix_key_and_hash(*keys_.psk); return true;
-            case token::ee: return dh(e_.secret, re_);
-            case token::ss: return dh(keys_.s->secret, *keys_.rs);
-            case token::es: return initiator_ ? dh(e_.secret, *keys_.rs) : dh(keys_.s->secret, re_);
-            case token::se: return initiator_ ? dh(keys_.s->secret, re_) : dh(e_.secret, *keys_.rs);
+            case token::ee: return dh(e_->secret(), re_);
+            case token::ss: return dh(keys_.s->secret(), *keys_.rs);
+            case token::es: return initiator_ ? dh(e_->secret(), *keys_.rs) : dh(keys_.s->secret(), re_);
+            case token::se: return initiator_ ? dh(keys_.s->secret(), re_) : dh(e_->secret(), *keys_.rs);
             case token::e: break;
         }
         return false;
@@ -406,7 +382,7 @@ private:
     bool initiator_;
     symmetric_state ss_;
     keys keys_;
-    dh_key e_;
+    std::optional<key_pair> e_;  // this side's ephemeral, once its e token is written
     key32 re_{};
     int message_ = 0;
 };

@@ -32,7 +32,6 @@
 
 namespace tandem::net {
 
-class link_credentials;
 std::unique_ptr<channel> secure_link(std::unique_ptr<channel> raw, const link_credentials& creds, bool initiator,
                                      std::uint32_t link_index);
 
@@ -242,7 +241,7 @@ inline std::unique_ptr<channel> secure_link(std::unique_ptr<channel> raw, const 
     if (const pre_shared_key* psk = creds.psk()) {
         keys.psk = psk->bytes();
     } else {
-        keys.s = noise::dh_key::from_secret(creds.own()->secret());
+        keys.s = *creds.own();
         keys.rs = creds.peer().bytes;
     }
     noise::handshake hs(pattern, cipher, initiator, prologue, std::move(keys));

@@ -104,7 +104,6 @@ struct session_state {
         return net::secure_link(std::move(link), *link_credentials, me == party::bob, index);
     }
     void protect_main_link() {
-        if (!link_credentials) return;
         ch = protect(std::move(ch), 0);
         links[0] = ch.get();
     }
