@@ -1,0 +1,207 @@
+// tandem/auth/bits.hpp — authenticated bits: the IT-MACs that authenticated
+// garbling (docs/DESIGN.md §9.2) is built on, made from malicious-secure
+// correlated OTs, and their batched, checked opening.
+//
+// Wang–Ranellucci–Katz, "Authenticated Garbling and Efficient Maliciously
+// Secure Two-Party Computation", CCS 2017 (ePrint 2017/030), §2 (the IT-MACs
+// of Nielsen–Nordholt–Orlandi–Burra, CRYPTO 2012). Each party holds a global
+// key: Alice (the garbler) Δ_A, whose lowest bit is 1 (it is her free-XOR
+// offset), Bob Δ_B. A bit x of Alice's is authenticated when Alice holds x
+// and its MAC M[x], and Bob holds its key K[x], with M[x] = K[x] ⊕ x·Δ_B; a
+// bit of Bob's the same way under Δ_A. A shared bit ⟨w⟩ = w_A ⊕ w_B is a bit
+// of each, so each party holds its own share, its MAC, and the key of the
+// peer's share. XORs of shared bits are local (shares, MACs and keys XOR).
+//
+// Made from COTs: the receiver of a correlated OT with the sender's Δ gets
+// t = q ⊕ r·Δ for its choice bit r, i.e. an authenticated bit with M = t,
+// K = q. One SoftSpoken extension each way (ot/softspoken.hpp, K = 4, 4
+// bytes per COT), each with its malicious check: Alice sends Bob's bits
+// under Δ_A, Bob sends Alice's under Δ_B.
+//
+// Opening: a party shows a bit x by sending it; the verifier knows what its
+// MAC must be, K[x] ⊕ x·Δ. Rather than a MAC per bit, the prover sends one
+// GF(2^128) combination Σ χ_i·M[x_i] with χ drawn by the verifier after the
+// bits arrived (crypto/gf128.hpp). If the shown bits differ from the
+// authenticated ones by e ≠ 0, the prover would have to send the honest sum
+// plus (Σ χ_i·e_i)·Δ: Σ χ_i·e_i is 0 with probability 2^-128 over χ, so
+// passing means guessing (a nonzero multiple of) the verifier's Δ. A plain
+// XOR of the MACs would not do: two flipped bits cancel in it.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/block.hpp>
+#include <tandem/crypto/gf128.hpp>
+#include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/secret.hpp>
+#include <tandem/error.hpp>
+#include <tandem/net/channel.hpp>
+#include <tandem/ot/softspoken.hpp>
+#include <tandem/party.hpp>
+#include <tandem/security.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::auth {
+
+/// One party's half of n authenticated shared bits ⟨w_i⟩ (see above).
+struct shares {
+    std::vector<std::uint8_t> bit;  // this party's share (0 or 1)
+    std::vector<block> mac;         // M of this party's share, under the peer's Δ
+    std::vector<block> key;         // K of the peer's share, under this party's Δ
+
+    std::size_t size() const noexcept { return bit.size(); }
+    void resize(std::size_t n) {
+        bit.resize(n);
+        mac.resize(n);
+        key.resize(n);
+    }
+    void wipe() noexcept {
+        tandem::detail::wipe_all(bit);
+        tandem::detail::wipe_all(mac);
+        tandem::detail::wipe_all(key);
+    }
+};
+
+/// ⟨a⟩ ⊕ ⟨b⟩ into out[i] for every i (all three of one size; out may alias).
+inline void add(const shares& a, const shares& b, shares& out) {
+    const std::size_t n = a.size();
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out.bit[i] = static_cast<std::uint8_t>(a.bit[i] ^ b.bit[i]);
+        out.mac[i] = a.mac[i] ^ b.mac[i];
+        out.key[i] = a.key[i] ^ b.key[i];
+    }
+}
+
+/// A party's source of authenticated bits for one session: both SoftSpoken
+/// extensions (malicious mode) and its global key Δ.
+class authenticator {
+public:
+    static constexpr std::size_t softspoken_k = 4;
+
+    /// Runs both extensions' set-ups: first Alice's (she sends), then Bob's.
+    /// The peer constructs its authenticator with the other party at the same
+    /// time. `delta`: this party's global key (Alice's must have lowest bit 1;
+    /// neither may be 0). `rng` draws the random bits and the challenges.
+    authenticator(net::channel& ch, party me, block delta, prg& rng) : me_(me), delta_(delta), rng_(rng) {
+        if (tandem::detail::declassified(delta == block()))
+            throw usage_error("auth::authenticator: Δ must not be zero");
+        if (me == party::alice && tandem::detail::declassified((delta.low() & 1) == 0))
+            throw usage_error("auth::authenticator: Alice's Δ is her free-XOR offset; its lowest bit must be 1");
+        if (me == party::alice) {
+            sender_.emplace(ch, delta_, security::malicious, &rng_);
+            receiver_.emplace(ch, security::malicious, &rng_);
+        } else {
+            receiver_.emplace(ch, security::malicious, &rng_);
+            sender_.emplace(ch, delta_, security::malicious, &rng_);
+        }
+    }
+    authenticator(const authenticator&) = delete;
+    authenticator& operator=(const authenticator&) = delete;
+    ~authenticator() { tandem::detail::wipe(&delta_, sizeof delta_); }
+
+    party me() const noexcept { return me_; }
+    /// This party's global key.
+    const block& delta() const noexcept { return delta_; }
+
+    /// n fresh random shared bits into out (resized). Both parties call it
+    /// with the same n. Throws security_error when the peer's OT columns fail
+    /// their check.
+    void random(net::channel& ch, std::size_t n, shares& out) {
+        out.resize(n);
+        packed_.resize((n + 7) / 8);
+        for (std::size_t i = 0; i < packed_.size(); i += 16) {
+            const block r = rng_.next();
+            std::uint8_t bytes[16];
+            r.store(bytes);
+            for (std::size_t j = 0; j < 16 && i + j < packed_.size(); ++j) packed_[i + j] = bytes[j];
+        }
+        for (std::size_t i = 0; i < n; ++i) out.bit[i] = static_cast<std::uint8_t>((packed_[i / 8] >> (i % 8)) & 1);
+        if (me_ == party::alice) {
+            sender_->extend(ch, out.key);                    // keys of Bob's shares, under Δ_A
+            receiver_->extend_packed(ch, packed_, out.mac);  // MACs of Alice's shares, under Δ_B
+        } else {
+            receiver_->extend_packed(ch, packed_, out.mac);
+            sender_->extend(ch, out.key);
+        }
+        tandem::detail::wipe_all(packed_);
+    }
+
+    /// Opens n shared bits to both parties: value[i] = this party's share ⊕
+    /// the peer's, after checking the peer's shares against their MACs (one
+    /// combination per call, challenge drawn by each verifier). Both parties
+    /// call it with the same n. `step` names the protocol step in the
+    /// security_error when the peer showed a bit other than its share.
+    void open(net::channel& ch, const shares& s, std::span<std::uint8_t> value, const char* step) {
+        const std::size_t n = s.size();
+        if (value.size() != n) throw usage_error("auth::authenticator::open: value must hold one bit per share");
+        send_bits(ch, s.bit);
+        ch.recv(packed_.data(), packed_.size());
+        for (std::size_t i = 0; i < n; ++i)
+            value[i] = static_cast<std::uint8_t>(s.bit[i] ^ ((packed_[i / 8] >> (i % 8)) & 1));
+        // χ for the peer's bits, drawn now that they are fixed.
+        const block my_seed = rng_.next();
+        ch.send_value(my_seed);
+        const block peer_seed = ch.recv_value<block>();
+        // What the peer's combination must be: Σ χ_i·(K_i ⊕ b_i·Δ).
+        const block expected = combine(my_seed, n, [&](std::size_t i) {
+            const std::uint8_t b = (packed_[i / 8] >> (i % 8)) & 1;
+            return s.key[i] ^ (delta_ & mask_of(b != 0));
+        });
+        const block mine = combine(peer_seed, n, [&](std::size_t i) { return s.mac[i]; });
+        ch.send_value(mine);
+        const block theirs = ch.recv_value<block>();
+        if (!tandem::detail::declassified(theirs == expected))
+            throw security_error(std::string("authenticated garbling: ") + step +
+                                 ": the peer opened bits that are not the ones it holds (their MACs do not match); "
+                                 "the peer cheated or the link was tampered with — the run is aborted");
+    }
+
+private:
+    void send_bits(net::channel& ch, const std::vector<std::uint8_t>& bits) {
+        packed_.assign((bits.size() + 7) / 8, 0);
+        for (std::size_t i = 0; i < bits.size(); ++i)
+            packed_[i / 8] = static_cast<std::uint8_t>(packed_[i / 8] | (bits[i] << (i % 8)));
+        ch.send(packed_.data(), packed_.size());
+    }
+
+    /// Σ_i χ_i·x(i) over GF(2^128), χ_i the AES-CTR stream of `seed`, in
+    /// chunks (vectorized products).
+    template <class Value>
+    block combine(block seed, std::size_t n, Value x) {
+        prg chi_stream(seed);
+        gf128::accumulator acc{};
+        constexpr std::size_t chunk = 1024;
+        chi_.resize(chunk);
+        rows_.resize(chunk);
+        for (std::size_t first = 0; first < n; first += chunk) {
+            const std::size_t m = std::min(chunk, n - first);
+            chi_stream.fill(chi_.data(), m);
+            for (std::size_t j = 0; j < m; ++j) rows_[j] = x(first + j);
+            gf128::multiply_add_rows(chi_.data(), m, rows_.data(), m, 1, &acc);
+        }
+        tandem::detail::wipe_all(rows_);
+        return gf128::reduce(acc);
+    }
+
+    party me_;
+    block delta_;
+    prg& rng_;
+    std::optional<ot::softspoken_sender<softspoken_k>> sender_;
+    std::optional<ot::softspoken_receiver<softspoken_k>> receiver_;
+    std::vector<std::uint8_t> packed_;
+    std::vector<block> chi_, rows_;
+};
+
+}  // namespace tandem::auth
+
+TANDEM_CRYPTO_END
