@@ -21,3 +21,9 @@ set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64)
 
 # pkg-config (libsodium) must read the arm64 .pc files, not the host's.
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
+
+# The C++ runtime is linked in statically: the multiarch prefix above holds
+# only what the arm64 libsodium pulls in (libc6, libgcc-s1), not libstdc++6,
+# and a machine without libstdc++6:arm64 otherwise fails every test program at
+# load time ("libstdc++.so.6: cannot open shared object file").
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-static-libstdc++ -static-libgcc")
