@@ -3,7 +3,7 @@
 // has two or more (docs/BENCH.md). This process is Alice (the COT sender, Δ);
 // it starts a copy of itself as Bob and prints the figures.
 //
-//   bench_malicious [--case cot|seal|all] [--ot NAME[,security]] [--reps N] [--quick] [--json]
+//   bench_malicious [--case cot|triples|seal|all] [--ot NAME[,security]] [--reps N] [--quick] [--json]
 //
 // Cases:
 //   cot   correlated OTs per second of each extension: IKNP (semi-honest),
@@ -12,6 +12,12 @@
 //         (base OTs, GGM trees) timed apart. A repetition's time is the
 //         slower party's, both starting after a barrier; "per CPU-second" is
 //         OTs over the busier party's CPU time (each party has one core).
+//   triples  authenticated AND triples (auth/triples.hpp), the function-
+//         independent preprocessing: per batch size (3,100 triples, bucket 4;
+//         280,000, bucket 3; --quick: 3,100 only) the slower party's time,
+//         triples per second, CPU per triple and bytes per triple each way;
+//         set-up (both SoftSpoken extensions, the hash-start coin toss) timed
+//         apart; peak RSS of each party after the largest batch.
 //   seal  the sealed links' AEAD in this process alone: GB/s of AES-256-GCM
 //         (crypto/aes_gcm.hpp) sealing and opening 65,519-byte records on
 //         each instruction set the CPU runs, beside libsodium's AES-256-GCM
@@ -23,6 +29,7 @@
 #include "common.hpp"
 #include "processes.hpp"
 
+#include <tandem/auth/triples.hpp>
 #include <tandem/crypto/aes_gcm.hpp>
 #include <tandem/net/noise.hpp>
 #include <tandem/net/secure_channel.hpp>
@@ -181,10 +188,80 @@ void bench_cot(const config& c, session& s) {
     }
 }
 
+void bench_triples(const config& c, session& s) {
+    net::channel& ch = s.channel();
+    const party me = s.me();
+    const bool alice = me == party::alice;
+    prg rng;
+    // Alice's Δ is her free-XOR offset (lowest bit 1); Bob's lowest bit is 0.
+    const block delta = alice ? rng.next() | block(0, 1) : rng.next() & block(~std::uint64_t{0}, ~std::uint64_t{1});
+    barrier(s);
+    auto t0 = clock_type::now();
+    auth::authenticator auth(ch, me, delta, rng);
+    auth::triple_maker maker(ch, auth, rng);
+    ch.flush();
+    const double setup = std::max(since(t0), swap_figure(s, since(t0)));
+    if (alice && !c.opt.json)
+        std::printf("%-10s %6s %9s %11s %11s %13s %10s %10s\n", "triples", "bucket", "set-up ms", "ms/batch",
+                    "k triple/s", "CPU ns/triple", "B/tri A", "B/tri B");
+    std::vector<std::size_t> sizes{3'100};
+    if (!c.opt.quick) sizes.push_back(280'000);
+    auth::triples out;
+    for (const std::size_t wanted : sizes) {
+        const auto plan = auth::triple_plan::for_request(wanted);
+        std::vector<double> seconds, cpu;
+        double sent_a = 0, sent_b = 0;
+        for (int r = 0; r < c.opt.reps + 1; ++r) {  // the first is a warm-up
+            barrier(s);
+            const std::uint64_t sent0 = ch.bytes_sent();
+            const double cpu0 = cpu_seconds();
+            t0 = clock_type::now();
+            maker.make(ch, wanted, out);
+            ch.flush();
+            const double mine = since(t0), my_cpu = cpu_seconds() - cpu0;
+            const double sent = double(ch.bytes_sent() - sent0);
+            const double theirs = swap_figure(s, mine), their_cpu = swap_figure(s, my_cpu);
+            const double their_sent = swap_figure(s, sent);
+            if (r == 0) continue;
+            seconds.push_back(std::max(mine, theirs));
+            cpu.push_back(std::max(my_cpu, their_cpu));
+            sent_a = alice ? sent : their_sent;
+            sent_b = alice ? their_sent : sent;
+        }
+        const double rss = double(bench::peak_rss_bytes());
+        const double their_rss = swap_figure(s, rss);
+        if (!alice) continue;
+        const double med = bench::median(seconds), n = double(plan.outputs);
+        if (c.opt.json) {
+            std::cout << bench::record("malicious", "triples")
+                             .add("triples", plan.outputs)
+                             .add("bucket", plan.bucket)
+                             .add("setup_seconds", setup)
+                             .add("seconds", med)
+                             .add("seconds_min", bench::minimum(seconds))
+                             .add("reps", seconds.size())
+                             .add("triples_per_s", n / med)
+                             .add("cpu_ns_per_triple", bench::median(cpu) / n * 1e9)
+                             .add("bytes_per_triple_alice", sent_a / n)
+                             .add("bytes_per_triple_bob", sent_b / n)
+                             .add("peak_rss_alice", rss)
+                             .add("peak_rss_bob", their_rss)
+                             .json()
+                      << "\n";
+        } else {
+            std::printf("%-10zu %6zu %9.2f %11.2f %11.1f %13.0f %10.1f %10.1f   peak RSS %.0f, %.0f MiB\n",
+                        plan.outputs, plan.bucket, setup * 1e3, med * 1e3, n / med / 1e3,
+                        bench::median(cpu) / n * 1e9, sent_a / n, sent_b / n, rss / 1048576, their_rss / 1048576);
+        }
+    }
+    out.wipe();
+}
+
 bool wants(const std::string& which, const std::string& name) { return which == "all" || which == name; }
 
 int party_main(const config& c, session s) {
     if (wants(c.which, "cot")) bench_cot(c, s);
+    if (wants(c.which, "triples")) bench_triples(c, s);
     return 0;
 }
 
@@ -270,11 +347,11 @@ int main(int argc, char** argv) {
             passthrough.push_back(a);
         }
     }
-    if (c.which != "all" && c.which != "cot" && c.which != "seal") {
-        std::cerr << "bench_malicious: unknown --case " << c.which << " (cot, seal or all)\n";
+    if (c.which != "all" && c.which != "cot" && c.which != "triples" && c.which != "seal") {
+        std::cerr << "bench_malicious: unknown --case " << c.which << " (cot, triples, seal or all)\n";
         return 2;
     }
-    c.opt = bench::parse(static_cast<int>(common.size()), common.data(), "bench_malicious [--case cot|seal|all]");
+    c.opt = bench::parse(static_cast<int>(common.size()), common.data(), "bench_malicious [--case cot|triples|seal|all]");
     if (!c.is_bob && (c.which == "seal" || c.which == "all")) {
         pin_to_core(0);
         if (const int status = bench_seal(c); status != 0 || c.which == "seal") return status;

@@ -4,11 +4,15 @@
 // channel pair.
 #include <doctest/doctest.h>
 #include <tandem/auth/bits.hpp>
+#include <tandem/auth/triples.hpp>
 #include <tandem/crypto/prg.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "party_pair.hpp"
@@ -142,6 +146,205 @@ TEST_CASE("auth.opening_catches_a_peer_that_shows_other_bits") {
     // Bob, the verifier of that proof, refuses it.
     CHECK_THROWS_WITH_AS(open_sums(n, [&](test::tamper_channel& c) { c.flip_ahead(bytes + 2, 0x10); }),
                          doctest::Contains("a test opening"), security_error);
+}
+
+}  // namespace auth_tests
+
+// ---- AND triples (auth/triples.hpp) ----
+
+namespace auth_tests {
+
+namespace {
+
+/// log2 of [030]'s bound on a bucketing failure: some bucket of B holds only
+/// leaked triples, when the adversary attacks t of ℓ·B and survives each
+/// check with probability 1/2: max_t 2^-t · ℓ · C(t,B) / C(ℓB,B).
+double log2_bucket_failure(double outputs, double b) {
+    auto log2_choose = [](double n, double k) {
+        return (std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1)) / std::log(2.0);
+    };
+    double worst = -1e9;
+    for (double t = b; t <= std::min(outputs * b, b + 2000); ++t)
+        worst = std::max(worst, -t + std::log2(outputs) + log2_choose(t, b) - log2_choose(outputs * b, b));
+    return worst;
+}
+
+struct made {
+    auth::triples a, b;
+};
+
+/// Both parties make `wanted` triples (after the maker's set-up); `cheat`
+/// may alter the cheater's stream, called just before make() with the
+/// offset at which that party's U blocks start.
+made make_triples(std::size_t wanted, party cheater,
+                  const std::function<void(test::tamper_channel&, std::uint64_t u_at)>& cheat = {},
+                  std::uint64_t seed = 30) {
+    made out;
+    std::uint64_t random_bytes[2] = {0, 0};
+    const std::size_t n = auth::triple_plan::for_request(wanted).leaky();
+    // What each party sends for x, y and r (n random bits each): the same on
+    // every run.
+    auto measure = [&](party me, block delta) {
+        return [&, me, delta](net::channel& ch) {
+            prg rng(block(me == party::alice ? 1 : 2, seed));
+            auth::authenticator auth(ch, me, delta, rng);
+            auth::shares s;
+            const auto before = ch.bytes_sent();
+            for (int k = 0; k < 3; ++k) auth.random(ch, n, s);
+            ch.flush();
+            random_bytes[me == party::alice ? 0 : 1] = ch.bytes_sent() - before;
+        };
+    };
+    run_pair(measure(party::alice, alice_delta), measure(party::bob, bob_delta));
+    auto side = [&](party me, block delta, auth::triples& t) {
+        return [&, me, delta](net::channel& ch) {
+            test::tamper_channel tc(ch);
+            prg rng(block(me == party::alice ? 3 : 4, seed));
+            auth::authenticator auth(tc, me, delta, rng);
+            auth::triple_maker maker(tc, auth, rng);
+            if (me == cheater && cheat) cheat(tc, random_bytes[me == party::alice ? 0 : 1]);
+            maker.make(tc, wanted, t);
+            tc.flush();
+        };
+    };
+    run_pair(side(party::alice, alice_delta, out.a), side(party::bob, bob_delta, out.b));
+    return out;
+}
+
+/// Every triple multiplies (x·y = z on the opened bits) and every share's
+/// MAC is right; about half of each opened bit is 1.
+void check_triples(const auth::triples& a, const auth::triples& b) {
+    REQUIRE(a.size() == b.size());
+    check_macs(a.x, b.x);
+    check_macs(a.y, b.y);
+    check_macs(a.z, b.z);
+    std::size_t wrong = 0, ones = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const int x = a.x.bit[i] ^ b.x.bit[i], y = a.y.bit[i] ^ b.y.bit[i], z = a.z.bit[i] ^ b.z.bit[i];
+        wrong += (x & y) != z;
+        ones += x + y;
+    }
+    CHECK(wrong == 0);
+    CHECK(ones > a.size() * 2 * 45 / 100);
+    CHECK(ones < a.size() * 2 * 55 / 100);
+}
+
+}  // namespace
+
+TEST_CASE("auth.bucket_sizes_meet_the_statistical_bound") {
+    // Each size class meets 2^-40 from its smallest output count on, and the
+    // class below would not have (the table is tight).
+    CHECK(log2_bucket_failure(280'000, 3) <= -40);
+    CHECK(log2_bucket_failure(280'000, 2) > -40);
+    CHECK(log2_bucket_failure(3'100, 4) <= -40);
+    CHECK(log2_bucket_failure(3'100, 3) > -40);
+    CHECK(log2_bucket_failure(320, 5) <= -40);
+    CHECK(log2_bucket_failure(320, 4) > -40);
+    // Every plan is one of those, with at least the triples asked for, and
+    // rounding up is taken where it costs fewer leaky triples.
+    for (std::size_t wanted : {0, 1, 319, 320, 2'000, 2'480, 2'481, 3'099, 3'100, 100'000, 209'999, 210'001,
+                               279'999, 280'000, 1'000'000}) {
+        INFO("wanted = " << wanted);
+        const auto plan = auth::triple_plan::for_request(wanted);
+        CHECK(plan.outputs >= wanted);
+        CHECK(plan.bucket == auth::triple_plan::bucket_for(plan.outputs));
+        CHECK(log2_bucket_failure(static_cast<double>(plan.outputs), static_cast<double>(plan.bucket)) <= -40);
+    }
+    CHECK(auth::triple_plan::for_request(2'000).outputs == 2'000);   // 10,000 leaky < 12,400
+    CHECK(auth::triple_plan::for_request(2'481).outputs == 3'100);   // 12,405 > 12,400
+    CHECK(auth::triple_plan::for_request(250'000).outputs == 280'000);  // 1,000,000 > 840,000
+    CHECK(auth::triple_plan::for_request(200'000).bucket == 4);
+}
+
+TEST_CASE("auth.and_triples_multiply_and_are_authenticated") {
+    for (const std::size_t wanted : {1, 2'000, 3'100}) {
+        INFO("wanted = " << wanted);
+        const made m = make_triples(wanted, party::bob);
+        CHECK(m.a.size() == auth::triple_plan::for_request(wanted).outputs);
+        check_triples(m.a, m.b);
+    }
+}
+
+TEST_CASE("auth.and_triples_catch_a_cheating_peer") {
+    const std::size_t wanted = 320, n = auth::triple_plan::for_request(wanted).leaky(), u_bytes = 16 * n,
+                      bits = (n + 7) / 8;
+    REQUIRE(auth::triple_plan::for_request(wanted).bucket == 5);
+    using cheat_fn = std::function<void(test::tamper_channel&, std::uint64_t)>;
+    struct cheat {
+        const char* what;
+        party who;
+        cheat_fn act;
+        const char* step;
+    };
+    const cheat cheats[] = {
+        // A wrong U in 64 triples: each passes only if the cheater guessed the
+        // honest party's x-share there (1/2), so all pass with 2^-64.
+        {"U blocks of 64 triples (Bob)", party::bob,
+         [](test::tamper_channel& c, std::uint64_t u) {
+             for (std::uint64_t k = 0; k < 64; ++k) c.flip_ahead(u + 16 * k + 5, 0x10);
+         },
+         auth::triple_maker::leaky_step},
+        {"U blocks of 64 triples (Alice)", party::alice,
+         [](test::tamper_channel& c, std::uint64_t u) {
+             for (std::uint64_t k = 0; k < 64; ++k) c.flip_ahead(u + 16 * 25 * k + 15, 0x80);
+         },
+         auth::triple_maker::leaky_step},
+        // A wrong lsb(S) bit: a wrong d, off by Δ_A ⊕ Δ_B in S'; always caught.
+        {"one lsb(S) bit (Bob)", party::bob,
+         [&](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + u_bytes + 11, 0x02); },
+         auth::triple_maker::leaky_step},
+        {"one lsb(S) bit (Alice)", party::alice,
+         [&](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + u_bytes + bits - 1, 0x01); },
+         auth::triple_maker::leaky_step},
+        // F_EQ: Bob's digest, Alice's commitment to hers, her opening.
+        {"F_EQ digest (Bob)", party::bob,
+         [&](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + u_bytes + bits + 3, 0x01); },
+         auth::triple_maker::leaky_step},
+        {"F_EQ commitment (Alice)", party::alice,
+         [&](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + u_bytes + bits + 31, 0x40); },
+         auth::triple_maker::leaky_step},
+        {"F_EQ opening, the nonce (Alice)", party::alice,
+         [&](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + u_bytes + bits + 32 + 32 + 4, 0x01); },
+         auth::triple_maker::leaky_step},
+        // The bucket coin toss: Alice's opening of her share.
+        {"coin-toss opening (Alice)", party::alice,
+         [&](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + u_bytes + bits + 80 + 32 + 2, 0x08); },
+         auth::triple_maker::toss_step},
+        // The bucket openings d = y_1 ⊕ y_k: one bit, then the MAC combination.
+        {"one bucket bit d (Bob)", party::bob,
+         [&](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + u_bytes + bits + 32 + 16 + 9, 0x04); },
+         auth::triple_maker::bucket_step},
+        {"the bucket bits' MAC combination (Alice)", party::alice,
+         [&](test::tamper_channel& c, std::uint64_t u) {
+             c.flip_ahead(u + u_bytes + bits + 80 + 64 + (wanted * 4 + 7) / 8 + 16 + 1, 0x01);
+         },
+         auth::triple_maker::bucket_step},
+    };
+    for (const cheat& c : cheats) {
+        INFO("cheat: " << std::string(c.what));
+        CHECK_THROWS_WITH_AS(make_triples(wanted, c.who, c.act), doctest::Contains(c.step), security_error);
+    }
+}
+
+TEST_CASE("auth.an_attacked_leaky_and_aborts_or_still_multiplies") {
+    // One wrong U block: the run passes exactly when the cheater's error
+    // meets an honest x-share of 0 (the leak F_LaAND allows, [030]), and then
+    // every triple still multiplies. Over 12 triples both outcomes occur.
+    std::size_t aborted = 0, passed = 0;
+    for (std::uint64_t k = 0; k < 12; ++k) {
+        INFO("attacked triple " << k);
+        try {
+            const made m = make_triples(
+                320, party::bob, [k](test::tamper_channel& c, std::uint64_t u) { c.flip_ahead(u + 16 * k, 0x01); });
+            check_triples(m.a, m.b);
+            ++passed;
+        } catch (const security_error& e) {
+            CHECK(std::string(e.what()).find(auth::triple_maker::leaky_step) != std::string::npos);
+            ++aborted;
+        }
+    }
+    CHECK(aborted > 0);
+    CHECK(passed > 0);
 }
 
 }  // namespace auth_tests

@@ -34,6 +34,7 @@
 #include <tandem/crypto/gf128.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/big_vector.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
@@ -46,6 +47,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 TANDEM_CRYPTO_BEGIN
@@ -53,13 +55,38 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::auth {
 
 /// One party's half of n authenticated shared bits ⟨w_i⟩ (see above).
+/// The arrays are big_vectors: batches of a million bits span tens of MiB,
+/// and bucketing (auth/triples.hpp) reads them at random places, where
+/// huge pages save a page walk per access.
 struct shares {
-    std::vector<std::uint8_t> bit;  // this party's share (0 or 1)
-    std::vector<block> mac;         // M of this party's share, under the peer's Δ
-    std::vector<block> key;         // K of the peer's share, under this party's Δ
+    tandem::detail::big_vector<std::uint8_t> bit;  // this party's share (0 or 1)
+    tandem::detail::big_vector<block> mac;         // M of this party's share, under the peer's Δ
+    tandem::detail::big_vector<block> key;         // K of the peer's share, under this party's Δ
+
+    shares() = default;
+    shares(const shares&) = delete;
+    shares& operator=(const shares&) = delete;
+    shares(shares&&) noexcept = default;
+    shares& operator=(shares&& o) noexcept {
+        wipe();
+        bit = std::move(o.bit);
+        mac = std::move(o.mac);
+        key = std::move(o.key);
+        return *this;
+    }
+    ~shares() { wipe(); }
 
     std::size_t size() const noexcept { return bit.size(); }
+    /// n shares, contents unspecified (every user writes them all): arrays
+    /// that must move to grow are wiped first, so no secret is left behind
+    /// in freed memory.
     void resize(std::size_t n) {
+        if (n > bit.capacity()) {
+            wipe();
+            bit.release();
+            mac.release();
+            key.release();
+        }
         bit.resize(n);
         mac.resize(n);
         key.resize(n);
@@ -70,6 +97,20 @@ struct shares {
         tandem::detail::wipe_all(key);
     }
 };
+
+/// Swaps n bytes with the peer: Alice sends hers first and then reads,
+/// Bob reads first. Both sending at once could deadlock once a message
+/// outgrows the two sockets' buffers (neither side would read).
+inline void exchange(net::channel& ch, party me, const void* mine, void* theirs, std::size_t n) {
+    if (me == party::alice) {
+        ch.send(mine, n);
+        ch.recv(theirs, n);
+    } else {
+        ch.recv(theirs, n);
+        ch.send(mine, n);
+        ch.flush();
+    }
+}
 
 /// ⟨a⟩ ⊕ ⟨b⟩ into out[i] for every i (all three of one size; out may alias).
 inline void add(const shares& a, const shares& b, shares& out) {
@@ -144,8 +185,12 @@ public:
     void open(net::channel& ch, const shares& s, std::span<std::uint8_t> value, const char* step) {
         const std::size_t n = s.size();
         if (value.size() != n) throw usage_error("auth::authenticator::open: value must hold one bit per share");
-        send_bits(ch, s.bit);
-        ch.recv(packed_.data(), packed_.size());
+        // This party's shares leave from own_packed_, the peer's arrive in packed_.
+        own_packed_.assign((n + 7) / 8, 0);
+        for (std::size_t i = 0; i < n; ++i)
+            own_packed_[i / 8] = static_cast<std::uint8_t>(own_packed_[i / 8] | (s.bit[i] << (i % 8)));
+        packed_.resize(own_packed_.size());
+        exchange(ch, me_, own_packed_.data(), packed_.data(), packed_.size());
         for (std::size_t i = 0; i < n; ++i)
             value[i] = static_cast<std::uint8_t>(s.bit[i] ^ ((packed_[i / 8] >> (i % 8)) & 1));
         // χ for the peer's bits, drawn now that they are fixed.
@@ -167,13 +212,6 @@ public:
     }
 
 private:
-    void send_bits(net::channel& ch, const std::vector<std::uint8_t>& bits) {
-        packed_.assign((bits.size() + 7) / 8, 0);
-        for (std::size_t i = 0; i < bits.size(); ++i)
-            packed_[i / 8] = static_cast<std::uint8_t>(packed_[i / 8] | (bits[i] << (i % 8)));
-        ch.send(packed_.data(), packed_.size());
-    }
-
     /// Σ_i χ_i·x(i) over GF(2^128), χ_i the AES-CTR stream of `seed`, in
     /// chunks (vectorized products).
     template <class Value>
@@ -198,7 +236,7 @@ private:
     prg& rng_;
     std::optional<ot::softspoken_sender<softspoken_k>> sender_;
     std::optional<ot::softspoken_receiver<softspoken_k>> receiver_;
-    std::vector<std::uint8_t> packed_;
+    std::vector<std::uint8_t> packed_, own_packed_;
     std::vector<block> chi_, rows_;
 };
 
