@@ -3,7 +3,7 @@
 // has two or more (docs/BENCH.md). This process is Alice (the COT sender, Δ);
 // it starts a copy of itself as Bob and prints the figures.
 //
-//   bench_malicious [--case cot|triples|seal|all] [--ot NAME[,security]] [--reps N] [--quick] [--json]
+//   bench_malicious [--case cot|triples|aes|seal|all] [--ot NAME[,security]] [--reps N] [--quick] [--json]
 //
 // Cases:
 //   cot   correlated OTs per second of each extension: IKNP (semi-honest),
@@ -18,6 +18,10 @@
 //         triples per second, CPU per triple and bytes per triple each way;
 //         set-up (both SoftSpoken extensions, the hash-start coin toss) timed
 //         apart; peak RSS of each party after the largest batch.
+//   aes   AES-128 (the Bristol circuit, 6,800 ANDs) by authenticated
+//         garbling (auth/garble.hpp), one execution from run() to output with
+//         every phase in it (its triples, masks, tables, inputs, AND check,
+//         outputs); the session's set-up apart; both parties learn the output.
 //   seal  the sealed links' AEAD in this process alone: GB/s of AES-256-GCM
 //         (crypto/aes_gcm.hpp) sealing and opening 65,519-byte records on
 //         each instruction set the CPU runs, beside libsodium's AES-256-GCM
@@ -29,6 +33,7 @@
 #include "common.hpp"
 #include "processes.hpp"
 
+#include <tandem/auth/garble.hpp>
 #include <tandem/auth/triples.hpp>
 #include <tandem/crypto/aes_gcm.hpp>
 #include <tandem/net/noise.hpp>
@@ -188,13 +193,18 @@ void bench_cot(const config& c, session& s) {
     }
 }
 
+/// A party's global key for authenticated garbling: Alice's is her free-XOR
+/// offset (lowest bit 1); Bob's lowest bit is 0 (auth/triples.hpp).
+block auth_delta(bool alice, prg& rng) {
+    return alice ? rng.next() | block(0, 1) : rng.next() & block(~std::uint64_t{0}, ~std::uint64_t{1});
+}
+
 void bench_triples(const config& c, session& s) {
     net::channel& ch = s.channel();
     const party me = s.me();
     const bool alice = me == party::alice;
     prg rng;
-    // Alice's Δ is her free-XOR offset (lowest bit 1); Bob's lowest bit is 0.
-    const block delta = alice ? rng.next() | block(0, 1) : rng.next() & block(~std::uint64_t{0}, ~std::uint64_t{1});
+    const block delta = auth_delta(alice, rng);
     barrier(s);
     auto t0 = clock_type::now();
     auth::authenticator auth(ch, me, delta, rng);
@@ -257,11 +267,70 @@ void bench_triples(const config& c, session& s) {
     out.wipe();
 }
 
+void bench_aes(const config& c, session& s) {
+    net::channel& ch = s.channel();
+    const party me = s.me();
+    const bool alice = me == party::alice;
+    const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
+    prg rng;
+    const block delta = auth_delta(alice, rng);
+    barrier(s);
+    auto t0 = clock_type::now();
+    auth::authenticator auth(ch, me, delta, rng);
+    auth::triple_maker maker(ch, auth, rng);
+    auth::garbler_evaluator ge(auth, maker, rng);
+    ch.flush();
+    const double setup = std::max(since(t0), swap_figure(s, since(t0)));
+    std::vector<std::uint8_t> bits(128, 0);
+    for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint8_t>((i * 7 + (alice ? 1 : 3)) % 5 == 0);
+    std::vector<double> seconds, cpu;
+    double sent_a = 0, sent_b = 0;
+    const int reps = c.opt.quick ? 1 : std::max(c.opt.reps, 1) * 4;
+    for (int r = 0; r < reps + 1; ++r) {  // the first is a warm-up
+        barrier(s);
+        const std::uint64_t sent0 = ch.bytes_sent();
+        const double cpu0 = cpu_seconds();
+        t0 = clock_type::now();
+        const auto out = ge.run(ch, aes, bits);
+        ch.flush();
+        const double mine = since(t0), my_cpu = cpu_seconds() - cpu0;
+        const double sent = double(ch.bytes_sent() - sent0);
+        const double theirs = swap_figure(s, mine), their_cpu = swap_figure(s, my_cpu);
+        const double their_sent = swap_figure(s, sent);
+        if (out.size() != 128) std::abort();
+        if (r == 0) continue;
+        seconds.push_back(std::max(mine, theirs));
+        cpu.push_back(std::max(my_cpu, their_cpu));
+        sent_a = alice ? sent : their_sent;
+        sent_b = alice ? their_sent : sent;
+    }
+    if (!alice) return;
+    const double med = bench::median(seconds);
+    if (c.opt.json) {
+        std::cout << bench::record("malicious", "aes_single")
+                         .add("setup_seconds", setup)
+                         .add("seconds", med)
+                         .add("seconds_min", bench::minimum(seconds))
+                         .add("reps", seconds.size())
+                         .add("cpu_seconds", bench::median(cpu))
+                         .add("bytes_alice", sent_a)
+                         .add("bytes_bob", sent_b)
+                         .json()
+                  << "\n";
+    } else {
+        std::printf("aes-128 single execution, authenticated garbling: %.2f ms (min %.2f, CPU %.2f ms), set-up %.2f "
+                    "ms, %.0f kB Alice -> Bob, %.0f kB Bob -> Alice\n",
+                    med * 1e3, bench::minimum(seconds) * 1e3, bench::median(cpu) * 1e3, setup * 1e3, sent_a / 1e3,
+                    sent_b / 1e3);
+    }
+}
+
 bool wants(const std::string& which, const std::string& name) { return which == "all" || which == name; }
 
 int party_main(const config& c, session s) {
     if (wants(c.which, "cot")) bench_cot(c, s);
     if (wants(c.which, "triples")) bench_triples(c, s);
+    if (wants(c.which, "aes")) bench_aes(c, s);
     return 0;
 }
 
@@ -347,11 +416,12 @@ int main(int argc, char** argv) {
             passthrough.push_back(a);
         }
     }
-    if (c.which != "all" && c.which != "cot" && c.which != "triples" && c.which != "seal") {
-        std::cerr << "bench_malicious: unknown --case " << c.which << " (cot, triples, seal or all)\n";
+    if (c.which != "all" && c.which != "cot" && c.which != "triples" && c.which != "aes" &&
+        c.which != "seal") {
+        std::cerr << "bench_malicious: unknown --case " << c.which << " (cot, triples, aes, seal or all)\n";
         return 2;
     }
-    c.opt = bench::parse(static_cast<int>(common.size()), common.data(), "bench_malicious [--case cot|triples|seal|all]");
+    c.opt = bench::parse(static_cast<int>(common.size()), common.data(), "bench_malicious [--case cot|triples|aes|seal|all]");
     if (!c.is_bob && (c.which == "seal" || c.which == "all")) {
         pin_to_core(0);
         if (const int status = bench_seal(c); status != 0 || c.which == "seal") return status;

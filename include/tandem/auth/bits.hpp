@@ -197,21 +197,49 @@ public:
         const block my_seed = rng_.next();
         ch.send_value(my_seed);
         const block peer_seed = ch.recv_value<block>();
-        // What the peer's combination must be: Σ χ_i·(K_i ⊕ b_i·Δ).
-        const block expected = combine(my_seed, n, [&](std::size_t i) {
+        ch.send_value(combine(peer_seed, n, [&](std::size_t i) { return s.mac[i]; }));
+        verify(my_seed, s, ch.recv_value<block>(), step);
+    }
+
+    /// Opens n shared bits to `to` alone: there value[i] = share ⊕ the
+    /// peer's share, checked as in open(); the other party only proves its
+    /// shares (value is not written). Both parties call it with the same n.
+    void open_to(net::channel& ch, party to, const shares& s, std::span<std::uint8_t> value, const char* step) {
+        const std::size_t n = s.size();
+        if (to != me_) {
+            own_packed_.assign((n + 7) / 8, 0);
+            for (std::size_t i = 0; i < n; ++i)
+                own_packed_[i / 8] = static_cast<std::uint8_t>(own_packed_[i / 8] | (s.bit[i] << (i % 8)));
+            ch.send(own_packed_.data(), own_packed_.size());
+            const block seed = ch.recv_value<block>();
+            ch.send_value(combine(seed, n, [&](std::size_t i) { return s.mac[i]; }));
+            ch.flush();
+            return;
+        }
+        if (value.size() != n) throw usage_error("auth::authenticator::open_to: value must hold one bit per share");
+        packed_.resize((n + 7) / 8);
+        ch.recv(packed_.data(), packed_.size());
+        for (std::size_t i = 0; i < n; ++i)
+            value[i] = static_cast<std::uint8_t>(s.bit[i] ^ ((packed_[i / 8] >> (i % 8)) & 1));
+        const block seed = rng_.next();
+        ch.send_value(seed);
+        verify(seed, s, ch.recv_value<block>(), step);
+    }
+
+private:
+    /// Checks the peer's combination `theirs` of the MACs of the bits it
+    /// showed (in packed_) against Σ χ_i·(K_i ⊕ b_i·Δ), χ from `seed`.
+    void verify(block seed, const shares& s, block theirs, const char* step) {
+        const block expected = combine(seed, s.size(), [&](std::size_t i) {
             const std::uint8_t b = (packed_[i / 8] >> (i % 8)) & 1;
             return s.key[i] ^ (delta_ & mask_of(b != 0));
         });
-        const block mine = combine(peer_seed, n, [&](std::size_t i) { return s.mac[i]; });
-        ch.send_value(mine);
-        const block theirs = ch.recv_value<block>();
         if (!tandem::detail::declassified(theirs == expected))
             throw security_error(std::string("authenticated garbling: ") + step +
                                  ": the peer opened bits that are not the ones it holds (their MACs do not match); "
                                  "the peer cheated or the link was tampered with — the run is aborted");
     }
 
-private:
     /// Σ_i χ_i·x(i) over GF(2^128), χ_i the AES-CTR stream of `seed`, in
     /// chunks (vectorized products).
     template <class Value>
