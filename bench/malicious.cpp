@@ -283,7 +283,7 @@ void bench_aes(const config& c, session& s) {
     const double setup = std::max(since(t0), swap_figure(s, since(t0)));
     std::vector<std::uint8_t> bits(128, 0);
     for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint8_t>((i * 7 + (alice ? 1 : 3)) % 5 == 0);
-    std::vector<double> seconds, cpu;
+    std::vector<double> seconds, cpu, independent, dependent, online;
     double sent_a = 0, sent_b = 0;
     const int reps = c.opt.quick ? 1 : std::max(c.opt.reps, 1) * 4;
     for (int r = 0; r < reps + 1; ++r) {  // the first is a warm-up
@@ -297,8 +297,16 @@ void bench_aes(const config& c, session& s) {
         const double sent = double(ch.bytes_sent() - sent0);
         const double theirs = swap_figure(s, mine), their_cpu = swap_figure(s, my_cpu);
         const double their_sent = swap_figure(s, sent);
-        if (out.size() != 128) std::abort();
+        if (!out || out->size() != 128) std::abort();
+        run_stats phases;
+        ge.report(phases);
+        const double ind = swap_figure(s, phases.independent.seconds), dep = swap_figure(s, phases.dependent.seconds),
+                     onl = swap_figure(s, phases.online.seconds);
         if (r == 0) continue;
+        // Each phase ends when the later party finishes it.
+        independent.push_back(std::max(ind, phases.independent.seconds));
+        dependent.push_back(std::max(dep, phases.dependent.seconds));
+        online.push_back(std::max(onl, phases.online.seconds));
         seconds.push_back(std::max(mine, theirs));
         cpu.push_back(std::max(my_cpu, their_cpu));
         sent_a = alice ? sent : their_sent;
@@ -313,15 +321,20 @@ void bench_aes(const config& c, session& s) {
                          .add("seconds_min", bench::minimum(seconds))
                          .add("reps", seconds.size())
                          .add("cpu_seconds", bench::median(cpu))
+                         .add("independent_seconds", bench::median(independent))
+                         .add("dependent_seconds", bench::median(dependent))
+                         .add("online_seconds", bench::median(online))
                          .add("bytes_alice", sent_a)
                          .add("bytes_bob", sent_b)
                          .json()
                   << "\n";
     } else {
         std::printf("aes-128 single execution, authenticated garbling: %.2f ms (min %.2f, CPU %.2f ms), set-up %.2f "
-                    "ms, %.0f kB Alice -> Bob, %.0f kB Bob -> Alice\n",
+                    "ms, %.0f kB Alice -> Bob, %.0f kB Bob -> Alice\n"
+                    "  phases (medians): independent preprocessing %.2f ms, dependent %.2f ms, online %.2f ms\n",
                     med * 1e3, bench::minimum(seconds) * 1e3, bench::median(cpu) * 1e3, setup * 1e3, sent_a / 1e3,
-                    sent_b / 1e3);
+                    sent_b / 1e3, bench::median(independent) * 1e3, bench::median(dependent) * 1e3,
+                    bench::median(online) * 1e3);
     }
 }
 

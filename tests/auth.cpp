@@ -385,6 +385,7 @@ std::size_t and_count(const circuit<>& c) {
 
 struct garbled {
     std::vector<std::vector<std::uint8_t>> alice, bob;
+    std::uint64_t pre[2] = {0, 0};  // the preprocessing's bytes, each party's (measured for a cheat)
 };
 
 using garble_cheat = std::function<void(test::tamper_channel&, std::uint64_t preprocessing_bytes)>;
@@ -393,9 +394,12 @@ using garble_cheat = std::function<void(test::tamper_channel&, std::uint64_t pre
 /// triple maker per party); `cheat` alters the cheater's stream of the
 /// first run, given the bytes that party's random bits and triples take.
 garbled garble_runs(const circuit<>& c, const std::vector<std::vector<std::vector<bool>>>& sets, party cheater = party::bob,
-                    const garble_cheat& cheat = {}, std::uint64_t seed = 40) {
+                    const garble_cheat& cheat = {}, std::uint64_t seed = 40, const std::uint64_t* known_pre = nullptr) {
     std::uint64_t pre[2] = {0, 0};
-    if (cheat) {  // what each party sends in the first run's preprocessing
+    if (known_pre) {
+        pre[0] = known_pre[0];
+        pre[1] = known_pre[1];
+    } else if (cheat) {  // what each party sends in the first run's preprocessing
         const std::size_t ands = and_count(c), inputs = flatten(c).data().input_bits;
         auto measure = [&](party me, block delta) {
             return [&, me, delta](net::channel& ch) {
@@ -424,12 +428,14 @@ garbled garble_runs(const circuit<>& c, const std::vector<std::vector<std::vecto
             auth::garbler_evaluator ge(auth, maker, rng);
             for (std::size_t k = 0; k < sets.size(); ++k) {
                 if (k == 0 && me == cheater && cheat) cheat(tc, pre[me == party::alice ? 0 : 1]);
-                results.push_back(ge.run(tc, c, bits_of(c, sets[k], me)));
+                results.push_back(*ge.run(tc, c, bits_of(c, sets[k], me)));
             }
             tc.flush();
         };
     };
     run_pair(side(party::alice, alice_delta, out.alice), side(party::bob, bob_delta, out.bob));
+    out.pre[0] = pre[0];
+    out.pre[1] = pre[1];
     return out;
 }
 
@@ -543,6 +549,76 @@ TEST_CASE("auth.garbled_runs_catch_a_cheating_peer") {
     // Untampered, the same harness runs (the offsets above are not vacuous).
     const garbled g = garble_runs(c, sets, party::bob, [](test::tamper_channel&, std::uint64_t) {});
     CHECK(g.bob[0] == flat_bits(eval_plain_bits(c, sets[0])));
+}
+
+TEST_CASE("auth.aborts_do_not_depend_on_the_honest_input") {
+    // Selective failure: whether the honest party aborts under a deviation
+    // must not depend on its input. Abort here depends on the masks (a row
+    // is used when its input's masked value is 1; a U block matters when the
+    // honest x-share is 1), so it is a coin flip per run — the same coin for
+    // either input. Over the same seeds, the abort counts under two
+    // different honest inputs must agree within sampling noise (an
+    // input-dependent abort would give 0 against all of them).
+    using V = secure_uint<8>;
+    const circuit<> c = compile([](V a, V b) { return a * b; }, input<party::alice, V>, input<party::bob, V>);
+    const std::size_t ands = and_count(c), k_bits = (ands + 7) / 8, beaver_bits = (2 * ands + 7) / 8;
+    const auto byte = [](unsigned v) {
+        std::vector<bool> b(8);
+        for (unsigned i = 0; i < 8; ++i) b[i] = ((v >> i) & 1) != 0;
+        return b;
+    };
+    using inputs = std::vector<std::vector<bool>>;
+    const inputs bob_low{byte(0x5a), byte(0x00)}, bob_high{byte(0x5a), byte(0xff)};        // Bob's input differs
+    const inputs alice_low{byte(0x00), byte(0x33)}, alice_high{byte(0xff), byte(0x33)};  // Alice's differs
+    REQUIRE(16 * auth::triple_plan::for_request(ands).leaky() > 4000);  // p - 2000 below lies in U
+    const garbled measured = garble_runs(c, {bob_low}, party::alice, [](test::tamper_channel&, std::uint64_t) {}, 70);
+    struct deviation {
+        const char* what;
+        party cheater;
+        garble_cheat act;
+        std::vector<std::vector<bool>> honest_a, honest_b;
+        bool always;  // caught whatever the masks
+    };
+    const deviation deviations[] = {
+        // Both rows of AND 20 (a partial product a_i·b_j): the first is used
+        // when Λ of one input is 1, the second when Λ of the other is.
+        {"both rows of one garbled AND (Alice), Bob's input varies", party::alice,
+         [&](test::tamper_channel& t, std::uint64_t p) {
+             t.flip_ahead(16 + p + beaver_bits + 32 + 32 * 20 + 3, 0x10);
+             t.flip_ahead(16 + p + beaver_bits + 32 + 32 * 20 + 16 + 9, 0x02);
+         },
+         bob_low, bob_high, false},
+        {"a label of Bob's input (Alice), Bob's input varies", party::alice,
+         [&](test::tamper_channel& t, std::uint64_t p) {
+             t.flip_ahead(16 + p + beaver_bits + 32 + 32 * ands + k_bits + 16 + 1 + 16 + 1 + 16 * 8 + 16 * 2 + 4, 0x01);
+         },
+         bob_low, bob_high, true},
+        {"a U block of the leaky ANDs (Bob), Alice's input varies", party::bob,
+         [&](test::tamper_channel& t, std::uint64_t p) { t.flip_ahead(p - 2000, 0x20); }, alice_low, alice_high,
+         false},
+    };
+    constexpr int seeds = 24;
+    for (const deviation& d : deviations) {
+        int aborts[2] = {0, 0};
+        for (int which = 0; which < 2; ++which)
+            for (std::uint64_t seed = 100; seed < 100 + seeds; ++seed) {
+                INFO(d.what << ", honest input " << which << ", seed " << seed);
+                try {
+                    (void)garble_runs(c, {which == 0 ? d.honest_a : d.honest_b}, d.cheater, d.act, seed, measured.pre);
+                } catch (const security_error&) {
+                    ++aborts[which];
+                }
+            }
+        MESSAGE(std::string(d.what) << ": aborts " << aborts[0] << " and " << aborts[1] << " of " << seeds);
+        CHECK(std::abs(aborts[0] - aborts[1]) <= seeds / 3);
+        if (d.always) {
+            CHECK(aborts[0] == seeds);
+            CHECK(aborts[1] == seeds);
+        } else {  // a coin flip, not a constant: the statistic is not vacuous
+            CHECK(aborts[0] > 0);
+            CHECK(aborts[0] < seeds);
+        }
+    }
 }
 
 }  // namespace auth_tests

@@ -326,7 +326,7 @@ TEST_CASE("cli: --local with options: reveal, threads, IPP, stream, hash, JSON")
     }
     for (const std::vector<std::string> extra :
          {std::vector<std::string>{"--threads", "2"}, {"--ipp", "--threads", "2"}, {"--stream"},
-          {"--stream", "--segment-ands", "64"}, {"--hash", "fixed-key"}}) {
+          {"--stream", "--segment-ands", "64"}, {"--hash", "fixed-key"}, {"--malicious"}}) {
         std::vector<std::string> args{"run", aes_file, "--local", "--input", key_c1, block_c1};
         args.insert(args.end(), extra.begin(), extra.end());
         const result r = run(args);
@@ -343,6 +343,14 @@ TEST_CASE("cli: --local with options: reveal, threads, IPP, stream, hash, JSON")
         CHECK(contains(r.out, "\"outputs\":[\"42\"]"));
         CHECK(contains(r.out, "\"and_gates\":"));
         CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);  // one JSON object, one line
+    }
+    {
+        const result r = run({"run", "mul32", "--local", "--malicious", "--output", "dec", "--input", "6", "7"});
+        CHECK(r.status == 0);
+        CHECK(output_value(r.out, 0, "bob") == "42");
+        CHECK(contains(r.out, "[alice] malicious security: preprocessing "));
+        const result j = run({"run", "mul32", "--local", "--malicious", "--json", "--input", "6", "7"});
+        CHECK(contains(j.out, "\"security\":\"malicious\",\"independent\":{\"seconds\":"));
     }
 }
 
@@ -418,6 +426,7 @@ TEST_CASE("cli: bad arguments, files and values: one line, exit status 2, nothin
         {{"run", "add8", "--local", "--stream", "--input", "1", "2"}, "--stream reads a Bristol file"},
         {{"run", aes_file, "--local", "--stream", "--ipp", "--input", "1", "2"}, "do not go together"},
         {{"run", "add8", "--local", "--port", "9", "--input", "1", "2"}, "drop --host and --port"},
+        {{"run", "add8", "--local", "--malicious", "--threads", "2", "--input", "1", "2"}, "drop --threads"},
         {{"stats", "aes128", "--input", "1"}, "--input is an option of run and plain"},
         {{"stats", "no-such-thing"}, "neither a readable file nor a built-in"},
         {{"plain", (dir / "broken.txt").string(), "--input", "1", "2"}, "broken.txt:6: wire 2 is used before it is set"},

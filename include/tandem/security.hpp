@@ -1,6 +1,8 @@
 // tandem/security.hpp — which adversary a protocol step is secure against.
 #pragma once
 
+#include <string_view>
+
 namespace tandem {
 
 /// The adversary a run is secure against (README, "Security").
@@ -10,5 +12,10 @@ namespace tandem {
 ///                 cheat in is checked, and a failed check ends the run with
 ///                 tandem::security_error.
 enum class security { semi_honest, malicious };
+
+/// The adversary's name, for messages.
+constexpr std::string_view to_string(security s) noexcept {
+    return s == security::semi_honest ? "semi-honest" : "malicious";
+}
 
 }  // namespace tandem

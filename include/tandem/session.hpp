@@ -38,7 +38,13 @@
 // (exec/ipp_plan.hpp, session/ipp.hpp). Inputs and outputs stay in Alice's
 // world, so the protocol around the run is unchanged.
 //
-// Security: semi-honest (docs/DESIGN.md §9). A session is used by one thread at a
+// With session_options::security = security::malicious both parties set up
+// authenticated bits instead (auth/bits.hpp), and each compiled run or batch
+// is one run of authenticated garbling (auth/garble.hpp) after the same run
+// header: a peer that deviates is caught with security_error before any
+// output is opened; last_run() reports the preprocessing and online phases.
+//
+// Security: semi-honest by default, malicious as above (docs/DESIGN.md §9). A session is used by one thread at a
 // time. A failed run closes the connection at once (so the peer fails too,
 // without waiting for its deadline) and leaves the session unusable; open a
 // new one.

@@ -1,7 +1,8 @@
 // One two-party program, built twice: against tandem::tandem (the session
 // compiled once into the library) and against tandem::headers (header-only,
 // with this build's -march=native). It runs compiled, batched and streamed
-// functions under both garbling hashes with fixed seeds, checks every result
+// functions under both garbling hashes, and compiled and batched functions
+// under security::malicious (authenticated garbling), with fixed seeds, checks every result
 // against plain C++, and prints a digest of each party's transcript: the
 // CTest `transcript.modes_agree` (cmake/compare_transcripts.cmake) requires the
 // two builds to print the same lines, i.e. to put the same bytes on the wire.
@@ -44,7 +45,7 @@ struct party_result {
 };
 
 // Everything one party does; the same calls on both sides.
-bool runs(session& s, std::string& why) {
+bool runs(session& s, bool malicious, std::string& why) {
     const bool alice = s.me() == party::alice;
     const auto greater = compile([](secure_int<32> a, secure_int<32> b) { return a > b; },
                                  input<party::alice, secure_int<32>>, input<party::bob, secure_int<32>>);
@@ -63,6 +64,7 @@ bool runs(session& s, std::string& why) {
     const std::vector<std::int32_t> mine = alice ? std::vector<std::int32_t>{1, 50, -3} : std::vector<std::int32_t>{2, 40, -3};
     const std::vector<bool> got = s.run_batch(greater, mine);
     if (got != std::vector<bool>{false, true, false}) return why = "batch", false;
+    if (malicious) return true;  // streamed runs are not in malicious mode yet
 
     auto fn = stream([](vec p, vec q) { return dot(p, q); }, input<party::alice, vec>, input<party::bob, vec>);
     fn.segment_ands = 4096;  // several segments
@@ -73,18 +75,26 @@ bool runs(session& s, std::string& why) {
 }  // namespace
 
 int main() {
-    for (const garbling_hash hash : {garbling_hash::rekeyed, garbling_hash::fixed_key}) {
+    struct mode {
+        garbling_hash hash;
+        tandem::security security;
+    };
+    for (const mode m : {mode{garbling_hash::rekeyed, security::semi_honest}, mode{garbling_hash::fixed_key, security::semi_honest},
+                         mode{garbling_hash::rekeyed, security::malicious}}) {
         auto [ca, cb] = net::memory_pair();
         auto sent_a = std::make_shared<std::vector<std::byte>>();
         auto sent_b = std::make_shared<std::vector<std::byte>>();
         party_result ra, rb;
-        const auto side = [hash](party p, std::unique_ptr<net::channel> ch, party_result& r) {
+        const bool malicious = m.security == security::malicious;
+        const std::string name = malicious ? "malicious" : std::string(to_string(m.hash));
+        const auto side = [m, malicious](party p, std::unique_ptr<net::channel> ch, party_result& r) {
             try {
                 session_options o;
-                o.hash = hash;
+                o.hash = m.hash;
+                o.security = m.security;
                 o.insecure_seed = p == party::alice ? 11u : 12u;  // INSECURE: a fixed transcript to compare
                 session s(p, std::move(ch), o);
-                r.ok = runs(s, r.error);
+                r.ok = runs(s, malicious, r.error);
             } catch (const std::exception& e) {
                 r.error = e.what();
             }
@@ -93,12 +103,12 @@ int main() {
         side(party::alice, std::make_unique<test::recording_channel>(std::move(ca), sent_a), ra);
         tb.join();
         if (!ra.ok || !rb.ok) {
-            std::fprintf(stderr, "transcript: %s: alice %s, bob %s\n", std::string(to_string(hash)).c_str(),
+            std::fprintf(stderr, "transcript: %s: alice %s, bob %s\n", name.c_str(),
                          ra.ok ? "ok" : ra.error.c_str(), rb.ok ? "ok" : rb.error.c_str());
             return 1;
         }
         std::printf("%s: alice sent %zu bytes, digest %016llx; bob sent %zu bytes, digest %016llx\n",
-                    std::string(to_string(hash)).c_str(), sent_a->size(),
+                    name.c_str(), sent_a->size(),
                     static_cast<unsigned long long>(fnv1a(*sent_a)), sent_b->size(),
                     static_cast<unsigned long long>(fnv1a(*sent_b)));
     }

@@ -196,6 +196,7 @@ run_report run_party(const options& o, program& p, tandem::session& s, const std
     r.setup_seconds = s.setup_seconds();
     r.threads = s.threads();
     r.ipp = s.ipp();
+    r.malicious = o.session.security == tandem::security::malicious;
     r.stream = p.streamed != nullptr;
     return r;
 }
@@ -280,6 +281,7 @@ int cmd_run_local(const options& o, const char* self) {
     add({"--threads", std::to_string(o.session.threads)});
     add({"--timeout", std::to_string(o.session.timeout.count())});
     if (o.session.ipp) add({"--ipp"});
+    if (o.session.security == tandem::security::malicious) add({"--malicious"});
     if (o.stream) add({"--stream", "--segment-ands", std::to_string(o.segment_ands)});
     if (o.session.hash == tandem::garbling_hash::fixed_key) add({"--hash", "fixed-key"});
     if (!o.psk_file.empty()) add({"--psk", o.psk_file});

@@ -113,6 +113,9 @@ inline std::string command_help(const std::string& command) {
                    "  --segment-ands K    with --stream: ANDs per segment (default 16384; both alike)\n"
                    "  --timeout MS        deadline of every network wait, and of waiting for the peer (default\n"
                    "                      60000)\n"
+                   "  --malicious         security against a malicious peer (authenticated garbling): a peer\n"
+                   "                      that deviates is caught before any output (both parties alike; one\n"
+                   "                      thread, no --ipp or --stream yet)\n"
                    "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; both parties alike)\n"
                    "  --key FILE          encrypt and authenticate every link (Noise KK): this party's secret key\n"
                    "                      (tandem-run keygen); needs --peer-key\n"
@@ -264,6 +267,9 @@ inline options parse(int argc, char** argv) {
         } else if (a == "--ipp") {
             for_run();
             o.session.ipp = true;
+        } else if (a == "--malicious") {
+            for_run();
+            o.session.security = tandem::security::malicious;
         } else if (a == "--stream") {
             if (o.command != "run" && o.command != "plain")
                 throw bad_argument("--stream is an option of run and plain, not of '" + o.command + "'");
@@ -328,6 +334,9 @@ inline options parse(int argc, char** argv) {
             throw bad_argument("give either --key/--peer-key or --psk, not both");
         if (o.local && !o.key_file.empty())
             throw bad_argument("--local runs both parties here; protect its links with --psk FILE instead of --key");
+        if (o.session.security == tandem::security::malicious && (o.stream || o.session.ipp || o.session.threads > 1))
+            throw bad_argument(std::string("--malicious runs compiled circuits on one thread for now; drop ") +
+                               (o.stream ? "--stream" : o.session.ipp ? "--ipp" : "--threads"));
         if (o.stream && o.session.ipp)
             throw bad_argument("--stream and --ipp do not go together: IPP splits parallel regions between the "
                                "parties, and a Bristol file read gate by gate has none; drop one");

@@ -55,7 +55,7 @@ struct run_report {
     tandem::run_stats stats;      ///< garbled runs
     double setup_seconds = 0;
     std::uint32_t threads = 1;
-    bool ipp = false, stream = false;
+    bool ipp = false, stream = false, malicious = false;
 };
 
 inline void print_run(const options& o, const run_report& r, std::ostream& out) {
@@ -79,6 +79,13 @@ inline void print_run(const options& o, const run_report& r, std::ostream& out) 
               << ",\"seconds\":" << r.stats.seconds << ",\"ot_seconds\":" << r.stats.ot_seconds
               << ",\"threads\":" << r.threads << ",\"ipp\":" << (r.ipp ? "true" : "false")
               << ",\"stream\":" << (r.stream ? "true" : "false");
+            j << ",\"security\":" << json_string(r.malicious ? "malicious" : "semi-honest");
+            if (r.malicious)
+                for (const auto& [name, ph] : {std::pair{"independent", &r.stats.independent},
+                                               std::pair{"dependent", &r.stats.dependent},
+                                               std::pair{"online", &r.stats.online}})
+                    j << ",\"" << name << "\":{\"seconds\":" << ph->seconds << ",\"bytes_sent\":" << ph->bytes_sent
+                      << ",\"bytes_received\":" << ph->bytes_received << "}";
             if (r.ipp)
                 j << ",\"transferred_bits\":" << r.stats.transferred_bits << ",\"transfer_ots\":" << r.stats.transfer_ots;
         } else {
@@ -108,6 +115,10 @@ inline void print_run(const options& o, const run_report& r, std::ostream& out) 
         if (r.ipp) t << "; IPP, " << r.stats.transferred_bits << " bits transferred between the worlds";
         if (r.stream) t << "; streamed";
         t << "\n";
+        if (r.malicious)
+            t << who << "malicious security: preprocessing " << r.stats.independent.seconds * 1e3
+              << " ms independent of the function + " << r.stats.dependent.seconds * 1e3 << " ms dependent, online "
+              << r.stats.online.seconds * 1e3 << " ms\n";
     } else {
         t << "AND gates: " << r.and_gates << " (plaintext, " << r.seconds * 1e3 << " ms)\n";
     }

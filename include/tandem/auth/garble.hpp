@@ -1,9 +1,9 @@
 // tandem/auth/garble.hpp — one run of a circuit by authenticated garbling,
 // secure against a malicious garbler or evaluator (docs/DESIGN.md §9.2):
-// Alice garbles, Bob evaluates, both learn every output. A building block:
-// sessions do not use it yet (no `security::malicious` option), it keeps
-// the whole circuit's preprocessing in memory, and it runs one gate at a
-// time.
+// Alice garbles, Bob evaluates, the outputs go to whoever `reveal` names.
+// Sessions with security::malicious run every compiled run and batch through
+// it (session/session_impl.hpp). It keeps the whole circuit's preprocessing
+// in memory and runs one gate at a time.
 //
 // Katz–Ranellucci–Rosulek–Wang, CRYPTO 2018 [031] §3–4 (authenticated
 // half-gates) on Wang–Ranellucci–Katz, CCS 2017 [030] (the framework).
@@ -40,7 +40,8 @@
 //     Λ_γ without Bob noticing during evaluation; it is caught here unless
 //     the cheater knows Δ_B. Nothing is output before both checks pass.
 //  5. Outputs: each party opens its mask shares of the output wires to the
-//     other with their MACs; the value is Λ ⊕ λ^A ⊕ λ^B.
+//     other, if the other learns them, with their MACs; the value is
+//     Λ ⊕ λ^A ⊕ λ^B.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -58,7 +59,9 @@
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/party.hpp>
+#include <tandem/session/run_stats.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -84,9 +87,11 @@ public:
 
     /// Runs c (regions are flattened) on this party's input bits, the bits of
     /// its input values in circuit order; returns every output bit, in order,
-    /// to both parties. Throws security_error naming the step if the peer
-    /// deviated, before any output is returned.
-    std::vector<std::uint8_t> run(net::channel& ch, const circuit<>& original, std::span<const std::uint8_t> my_bits) {
+    /// to the parties `who` names (the other gets nullopt). Throws
+    /// security_error naming the step if the peer deviated, before any output
+    /// is opened.
+    std::optional<std::vector<std::uint8_t>> run(net::channel& ch, const circuit<>& original,
+                                                 std::span<const std::uint8_t> my_bits, reveal who = reveal::both) {
         const circuit<> c = flatten(original);
         const circuit_data& d = c.data();
         me_ = auth_.me();
@@ -99,16 +104,33 @@ public:
         ands_ = 0;
         for (const gate& g : d.gates) ands_ += g.kind == gate_kind::and_gate;
 
+        phase_clock clock(ch);
+        authenticated_bits(ch, d);
+        clock.lap(last_.independent);
         hash_start(ch);
-        masks(ch, d);
+        masks(d);
+        beaver(ch);
         if (me_ == party::alice)
             garble(ch, d);
         else
             receive_tables(ch);
+        clock.lap(last_.dependent);
         inputs(ch, d, my_bits);
         if (me_ == party::bob) evaluate(d);
         check(ch, d);
-        return outputs(ch, d);
+        std::optional<std::vector<std::uint8_t>> out = outputs(ch, d, who);
+        clock.lap(last_.online);
+        return out;
+    }
+
+    /// ANDs in the last run's circuit (regions flattened).
+    std::uint64_t and_gates() const noexcept { return ands_; }
+
+    /// The phases of the last run (run_stats::independent, dependent, online).
+    void report(run_stats& r) const noexcept {
+        r.independent = last_.independent;
+        r.dependent = last_.dependent;
+        r.online = last_.online;
     }
 
 private:
@@ -152,12 +174,17 @@ private:
         hash_.emplace(tandem::detail::declassified(start_));
     }
 
-    /// Step 1 for both parties: masks for every wire, the per-AND shares
-    /// (λ_α, λ_β, λ_γ, λ_σ) and the output wires' masks.
-    void masks(net::channel& ch, const circuit_data& d) {
+    /// Function-independent preprocessing: random shared bits for the input
+    /// wires' and AND outputs' masks, and the AND triples.
+    void authenticated_bits(net::channel& ch, const circuit_data& d) {
         auth_.random(ch, d.input_bits, inputs_lam_);
         auth_.random(ch, ands_, fresh_);
         if (ands_ > 0) maker_.make(ch, ands_, triples_);
+    }
+
+    /// Step 1 for both parties: masks for every wire, the per-AND shares
+    /// (λ_α, λ_β, λ_γ) and the output wires' masks.
+    void masks(const circuit_data& d) {
         slot_lam_.resize(d.slot_count);
         lam_a_.resize(ands_);
         lam_b_.resize(ands_);
@@ -181,8 +208,11 @@ private:
             put(output_lam_, i, s >= output_false ? bit_share{0, block(), block()} : get(slot_lam_, s));
         }
         slot_lam_.wipe();
+    }
 
-        // Beaver: d = λ_α ⊕ x and e = λ_β ⊕ y, opened together.
+    /// Step 1, both: λ_σ = λ_α·λ_β by Beaver: d = λ_α ⊕ x and e = λ_β ⊕ y,
+    /// opened together.
+    void beaver(net::channel& ch) {
         opened_.resize(2 * ands_);
         for (std::size_t j = 0; j < ands_; ++j) {
             put(opened_, j, add(get(lam_a_, j), get(triples_.x, j)));
@@ -416,18 +446,45 @@ private:
         }
     }
 
-    /// Step 5.
-    std::vector<std::uint8_t> outputs(net::channel& ch, const circuit_data& d) {
+    /// Step 5: each party that learns the outputs gets the other's mask
+    /// shares of the output wires, MAC-checked; the value is Λ ⊕ λ^A ⊕ λ^B.
+    /// Both know every Λ by now (Alice from the AND check's first message).
+    std::optional<std::vector<std::uint8_t>> outputs(net::channel& ch, const circuit_data& d, reveal who) {
         const std::size_t n = d.output_slots.size();
         std::vector<std::uint8_t> lambda(n), out(n);
         for (const party to : {party::bob, party::alice}) {
+            if (who != reveal::both && who != (to == party::alice ? reveal::alice : reveal::bob)) continue;
             auth_.open_to(ch, to, output_lam_, lambda, output_step);
             if (to == me_)
                 for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(output_lambda_[i] ^ lambda[i]);
         }
+        ch.flush();
         // Constant outputs: their Λ is the constant and their mask 0.
+        if (who != reveal::both && who != (me_ == party::alice ? reveal::alice : reveal::bob)) return std::nullopt;
         return out;
     }
+
+    /// Times the phases of a run and counts the bytes moved in each.
+    class phase_clock {
+    public:
+        explicit phase_clock(const net::channel& ch) noexcept : ch_(ch) { start(); }
+        void lap(phase_stats& p) noexcept {
+            p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+            p.bytes_sent = ch_.bytes_sent() - sent0_;
+            p.bytes_received = ch_.bytes_received() - received0_;
+            start();
+        }
+
+    private:
+        void start() noexcept {
+            t0_ = std::chrono::steady_clock::now();
+            sent0_ = ch_.bytes_sent();
+            received0_ = ch_.bytes_received();
+        }
+        const net::channel& ch_;
+        std::chrono::steady_clock::time_point t0_;
+        std::uint64_t sent0_ = 0, received0_ = 0;
+    };
 
     static digest label_digest(const tandem::detail::big_vector<block>& labels) {
         digester h("tandem auth evaluator labels");
@@ -452,6 +509,7 @@ private:
     triple_maker& maker_;
     prg& rng_;
     party me_ = party::alice;
+    run_stats last_;  // its phases
     std::size_t ands_ = 0;
     block start_;
     std::optional<rekeyed_hash> hash_;

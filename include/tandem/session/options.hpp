@@ -6,6 +6,8 @@
 #include <tandem/net/channel.hpp>
 #include <tandem/net/keys.hpp>
 #include <tandem/party.hpp>
+#include <tandem/security.hpp>
+#include <tandem/session/run_stats.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -66,6 +68,15 @@ struct session_options {
     std::chrono::milliseconds connect_timeout = net::default_connect_timeout;
     /// The garbling hash; both parties must choose the same (checked in the handshake).
     garbling_hash hash = garbling_hash::rekeyed;
+    /// The adversary runs are secure against (README, "Security"; checked in
+    /// the handshake). semi_honest (the default): a peer that follows the
+    /// protocol learns nothing beyond the output. malicious: authenticated
+    /// garbling (auth/garble.hpp, docs/DESIGN.md §9.2) — a peer that deviates
+    /// in any way is caught with a security_error before any output, and
+    /// never learns more or changes the answer. For now malicious sessions
+    /// run compiled circuits and batches with threads = 1 and without IPP;
+    /// other settings and streamed runs are a usage_error saying so.
+    tandem::security security = tandem::security::semi_honest;
     /// Workers per party: each runs its share of every parallel region (and
     /// of wide levels, FGP) on a thread and a TCP connection of its own
     /// (exec/plan.hpp). Both parties must choose the same (checked in the
@@ -110,25 +121,7 @@ struct session_options {
     std::optional<std::uint64_t> insecure_seed;
 };
 
-/// What one run did, as seen by this party.
-struct run_stats {
-    /// ANDs garbled or evaluated.
-    std::uint64_t and_gates = 0;
-    /// Bytes this party sent and received, on all links.
-    std::uint64_t bytes_sent = 0;
-    /// \copydoc bytes_sent
-    std::uint64_t bytes_received = 0;
-    double seconds = 0;     ///< the whole run, from the run header to the result
-    double ot_seconds = 0;  ///< of which OT extension for Bob's input labels
-    /// IPP: wires re-shared between the worlds (both directions), the OTs
-    /// this party extended for them (one per wire), and its time in them
-    /// (OT extension and label fix-up in both worlds, not waiting).
-    std::uint64_t transferred_bits = 0;
-    std::uint64_t transfer_ots = 0;
-    double transfer_seconds = 0;
-};
-
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 5;
+inline constexpr std::uint32_t protocol_version = 6;
 
 }  // namespace tandem

@@ -140,6 +140,15 @@ TANDEM_INLINE std::optional<std::vector<bool>> session::run_protocol(reveal who,
     const state::run_meter meter(s);
     const detail::run_header mine(who, c, s.runs, s.me);
     mine.send(*s.ch);
+    if (s.malicious) {
+        detail::check_peer_header(*s.ch, mine, batch);
+        const std::optional<std::vector<std::uint8_t>> out = s.malicious->run(*s.ch, c, my_bits, who);
+        s.last = meter.finish(s.malicious->and_gates());
+        s.malicious->report(s.last);
+        ++s.runs;
+        if (!out) return std::nullopt;
+        return std::vector<bool>(out->begin(), out->end());
+    }
     detail::engine& e = s.run_engine();
     const std::uint64_t first = e.first_and();
     std::optional<std::vector<bool>> bits =
@@ -153,6 +162,9 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
                                       const std::vector<std::uint64_t>& signature, std::uint64_t expected_ands,
                                       const std::function<void(detail::segment_runner&)>& body) {
     guard_broken();
+    if (s_->malicious)
+        throw usage_error("session::run: streamed functions do not run under security::malicious yet; compile the "
+                          "function (tandem::compile) and run the circuit, or use a semi-honest session");
     try {
         state& s = *s_;
         const state::run_meter meter(s);

@@ -7,6 +7,7 @@
 
 #include <tandem/crypto/target.hpp>
 
+#include <tandem/auth/garble.hpp>
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
@@ -54,10 +55,17 @@ struct session_state {
           rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
                               : os_random_block()),
           seeded(o.insecure_seed.has_value()), progress(o.progress), pipeline(o.pipeline_streams),
-          link_credentials(o.encrypt_links) {
+          link_credentials(o.encrypt_links), security(o.security) {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
             throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
+        if (security == tandem::security::malicious && threads > 1)
+            throw usage_error("session: security::malicious runs on one thread for now; set session_options::threads "
+                              "to 1 (authenticated garbling of parallel regions on several workers is not built yet)");
+        if (security == tandem::security::malicious && ipp)
+            throw usage_error("session: inter-party parallelization (session_options::ipp) does not apply to "
+                              "security::malicious: authenticated garbling already keeps both parties' cores and both "
+                              "directions of the link busy in its preprocessing (README, \"Security\"); leave ipp off");
         links.push_back(ch.get());
     }
     session_state(const session_state&) = delete;
@@ -93,6 +101,12 @@ struct session_state {
     progress_callback progress;
     bool pipeline;
     std::optional<net::link_credentials> link_credentials;  // set: every link is sealed (net/secure_channel.hpp)
+    // Malicious mode (auth/): both global keys' authenticator, the triple
+    // maker and the protocol on them, made instead of the engine.
+    tandem::security security;
+    std::optional<auth::authenticator> authenticator;
+    std::optional<auth::triple_maker> triple_maker;
+    std::optional<auth::garbler_evaluator> malicious;
     // The run engine (session/engine.hpp), made once the links and OT are
     // set up; last, so that its threads stop before the links close.
     std::optional<detail::engine> engine;
@@ -117,6 +131,7 @@ struct session_state {
         c.send_value(threads);
         c.send_value(static_cast<std::uint8_t>(ipp));
         c.send_value(ipp_min_ands);
+        c.send_value(static_cast<std::uint8_t>(security));
         const auto magic = c.recv_value<std::uint64_t>();
         if (magic == net::detail::noise_magic)
             throw protocol_error("session handshake on " + c.name() +
@@ -132,6 +147,7 @@ struct session_state {
         const auto peer_threads = c.recv_value<std::uint32_t>();
         const auto peer_ipp = c.recv_value<std::uint8_t>();
         const auto peer_ipp_min = c.recv_value<std::uint64_t>();
+        const auto peer_security = c.recv_value<std::uint8_t>();
         if (version != protocol_version)
             throw protocol_error("session handshake: protocol versions differ (this party speaks " +
                                  std::to_string(protocol_version) + ", the peer " + std::to_string(version) +
@@ -145,6 +161,12 @@ struct session_state {
                 std::string(to_string(hash)) + ", the peer " +
                 (peer_hash <= 1 ? std::string(to_string(static_cast<garbling_hash>(peer_hash))) : "unknown") +
                 "); set session_options::hash alike on both sides");
+        if (peer_security != static_cast<std::uint8_t>(security))
+            throw protocol_error("session handshake: this party runs " + std::string(to_string(security)) +
+                                 " security and the peer " +
+                                 (peer_security <= 1 ? std::string(to_string(static_cast<tandem::security>(peer_security)))
+                                                     : std::string("an unknown kind of")) +
+                                 "; set session_options::security (tandem-run --malicious) alike on both sides");
         if (peer_threads != threads)
             throw protocol_error("session handshake: the parties chose different thread counts (this party " +
                                  std::to_string(threads) + ", the peer " + std::to_string(peer_threads) +
@@ -196,9 +218,14 @@ struct session_state {
         }
     }
 
-    /// Makes the run engine under the agreed hash.
+    /// Makes the run engine under the agreed hash (semi-honest), or the
+    /// authenticated garbling protocol (malicious).
     void make_engine() {
         session_state& s = *this;
+        if (s.security == tandem::security::malicious) {
+            s.malicious.emplace(*s.authenticator, *s.triple_maker, s.rng);
+            return;
+        }
         const detail::engine_parts parts{s.me,
                                          s.threads,
                                          s.links,
@@ -228,9 +255,18 @@ struct session_state {
     public:
         explicit run_meter(const session_state& s) noexcept
             : s_(s), t0_(net::clock::now()), sent0_(s.link_bytes(true)), received0_(s.link_bytes(false)) {}
+        /// A malicious run's: no engine (its phases come from auth::garbler_evaluator::report).
+        run_stats finish(std::uint64_t and_gates) const noexcept {
+            run_stats r;
+            r.and_gates = and_gates;
+            r.bytes_sent = s_.link_bytes(true) - sent0_;
+            r.bytes_received = s_.link_bytes(false) - received0_;
+            r.seconds = std::chrono::duration<double>(net::clock::now() - t0_).count();
+            return r;
+        }
         run_stats finish(const detail::engine& e, std::uint64_t and_gates) const noexcept {
-            run_stats r{and_gates, s_.link_bytes(true) - sent0_, s_.link_bytes(false) - received0_,
-                        std::chrono::duration<double>(net::clock::now() - t0_).count(), e.ot_seconds};
+            run_stats r = finish(and_gates);
+            r.ot_seconds = e.ot_seconds;
             r.transferred_bits = e.transferred_bits;
             r.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
             r.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
@@ -253,8 +289,22 @@ struct session_state {
     /// with correlation Δ; Bob the receiver. 128 base OTs, once per session.
     /// With IPP, Bob draws a Δ of his own for his world and the same is done
     /// the other way round: a second set of base OTs.
+    ///
+    /// Malicious mode instead: each party draws its global key (Alice's, her
+    /// free-XOR Δ, with lowest bit 1; Bob's with lowest bit 0, as
+    /// auth/triples.hpp needs), and both SoftSpoken extensions and the triple
+    /// maker's coin toss are set up (auth/bits.hpp: 128 base OTs each way).
     void set_up_ot() {
         session_state& s = *this;
+        if (s.security == tandem::security::malicious) {
+            s.delta = s.rng.next();
+            s.delta = s.me == party::alice ? s.delta | block(0, 1) : s.delta ^ (s.delta & block(0, 1));
+            if (tandem::detail::declassified(s.delta == block())) s.delta = block(1, 0);  // 2^-127: never zero
+            s.authenticator.emplace(*s.ch, s.me, s.delta, s.rng);
+            s.triple_maker.emplace(*s.ch, *s.authenticator, s.rng);
+            s.ch->flush();
+            return;
+        }
         const auto own_delta = [&] {
             s.delta = s.rng.next() | block(0, 1);
             s.sender.emplace(*s.ch, s.delta, s.base_ot_rng());
