@@ -18,18 +18,21 @@
 //         triples per second, CPU per triple and bytes per triple each way;
 //         set-up (both SoftSpoken extensions, the hash-start coin toss) timed
 //         apart; peak RSS of each party after the largest batch.
-//   aes   AES-128 (the Bristol circuit, 6,800 ANDs) by authenticated
+//   aes   AES-128 (the Bristol circuit, 6,400 ANDs) by authenticated
 //         garbling (auth/garble.hpp), one execution from run() to output with
 //         every phase in it (its triples, masks, tables, inputs, AND check,
 //         outputs); the session's set-up apart; both parties learn the output.
+//         Then amortised: prepare() of 1,024 executions (--quick: 32), the
+//         offline phases, and 1,024 runs on them one after another, the
+//         online phase alone: time per AES of each (the slower party's),
+//         CPU, bytes each way, the median run's latency, peak RSS.
 //   seal  the sealed links' AEAD in this process alone: GB/s of AES-256-GCM
 //         (crypto/aes_gcm.hpp) sealing and opening 65,519-byte records on
 //         each instruction set the CPU runs, beside libsodium's AES-256-GCM
 //         and ChaCha20-Poly1305 (docs/DESIGN.md §9.3); 2^13 records per
 //         repetition (--quick: 2^9).
 // --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious).
-// The garbling figures (AES-128 single and amortised, the SHA-256 chain)
-// join this program with authenticated garbling.
+// The SHA-256 chain joins this program with streamed authenticated garbling.
 #include "common.hpp"
 #include "processes.hpp"
 
@@ -267,19 +270,33 @@ void bench_triples(const config& c, session& s) {
     out.wipe();
 }
 
+/// One party's authenticated-garbling stack over a session's link: the
+/// authenticator (both extensions' set-up), the triple maker and the
+/// garbler/evaluator.
+struct auth_stack {
+    prg rng;
+    block delta;
+    auth::authenticator auth;
+    auth::triple_maker maker;
+    auth::garbler_evaluator ge;
+
+    auth_stack(net::channel& ch, party me, block d)
+        : delta(d), auth(ch, me, delta, rng), maker(ch, auth, rng), ge(auth, maker, rng) {
+        ch.flush();
+    }
+};
+
 void bench_aes(const config& c, session& s) {
     net::channel& ch = s.channel();
     const party me = s.me();
     const bool alice = me == party::alice;
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
-    prg rng;
-    const block delta = auth_delta(alice, rng);
+    prg delta_rng;
+    const block delta = auth_delta(alice, delta_rng);
     barrier(s);
     auto t0 = clock_type::now();
-    auth::authenticator auth(ch, me, delta, rng);
-    auth::triple_maker maker(ch, auth, rng);
-    auth::garbler_evaluator ge(auth, maker, rng);
-    ch.flush();
+    auth_stack stack(ch, me, delta);
+    auth::garbler_evaluator& ge = stack.ge;
     const double setup = std::max(since(t0), swap_figure(s, since(t0)));
     std::vector<std::uint8_t> bits(128, 0);
     for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint8_t>((i * 7 + (alice ? 1 : 3)) % 5 == 0);
@@ -338,12 +355,95 @@ void bench_aes(const config& c, session& s) {
     }
 }
 
+/// AES-128 amortised: `prepare` of n executions (the offline phases, in
+/// bulk), then n runs one after another on prepared material (the online
+/// phase alone), each party's time from its first call to its last output.
+void bench_aes_amortised(const config& c, session& s) {
+    net::channel& ch = s.channel();
+    const party me = s.me();
+    const bool alice = me == party::alice;
+    const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
+    prg delta_rng;
+    auth_stack stack(ch, me, auth_delta(alice, delta_rng));
+    auth::garbler_evaluator& ge = stack.ge;
+    std::vector<std::uint8_t> bits(128, 0);
+    for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint8_t>((i * 5 + (alice ? 2 : 1)) % 3 == 0);
+    const std::size_t n = c.opt.quick ? 32 : 1024;
+    (void)ge.run(ch, aes, bits);  // warm-up
+    ch.flush();
+    barrier(s);
+    std::uint64_t sent0 = ch.bytes_sent();
+    double cpu0 = cpu_seconds();
+    auto t0 = clock_type::now();
+    ge.prepare(ch, aes, n);
+    ch.flush();
+    const double offline = since(t0), offline_cpu = cpu_seconds() - cpu0;
+    const double offline_sent = double(ch.bytes_sent() - sent0);
+    const double rss = double(bench::peak_rss_bytes());
+    run_stats phases;
+    ge.report(phases);
+    barrier(s);
+    std::vector<double> latency;
+    sent0 = ch.bytes_sent();
+    cpu0 = cpu_seconds();
+    t0 = clock_type::now();
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto t1 = clock_type::now();
+        const auto out = ge.run(ch, aes, bits);
+        if (!out || out->size() != 128) std::abort();
+        latency.push_back(since(t1));
+    }
+    ch.flush();
+    const double online = since(t0), online_cpu = cpu_seconds() - cpu0;
+    const double online_sent = double(ch.bytes_sent() - sent0);
+    const double their_offline = swap_figure(s, offline), their_online = swap_figure(s, online);
+    const double their_offline_cpu = swap_figure(s, offline_cpu), their_online_cpu = swap_figure(s, online_cpu);
+    const double their_offline_sent = swap_figure(s, offline_sent), their_online_sent = swap_figure(s, online_sent);
+    const double their_rss = swap_figure(s, rss);
+    const double independent = std::max(phases.independent.seconds, swap_figure(s, phases.independent.seconds));
+    const double dependent = std::max(phases.dependent.seconds, swap_figure(s, phases.dependent.seconds));
+    const double their_median = swap_figure(s, bench::median(latency));
+    if (!alice) return;
+    const double off = std::max(offline, their_offline) / double(n), on = std::max(online, their_online) / double(n);
+    const double med = std::max(bench::median(latency), their_median);
+    if (c.opt.json) {
+        std::cout << bench::record("malicious", "aes_amortised")
+                         .add("executions", n)
+                         .add("offline_seconds_per_aes", off)
+                         .add("independent_seconds_per_aes", independent / double(n))
+                         .add("dependent_seconds_per_aes", dependent / double(n))
+                         .add("online_seconds_per_aes", on)
+                         .add("online_median_seconds", med)
+                         .add("offline_cpu_per_aes", std::max(offline_cpu, their_offline_cpu) / double(n))
+                         .add("online_cpu_per_aes", std::max(online_cpu, their_online_cpu) / double(n))
+                         .add("offline_bytes_alice_per_aes", offline_sent / double(n))
+                         .add("offline_bytes_bob_per_aes", their_offline_sent / double(n))
+                         .add("online_bytes_alice_per_aes", online_sent / double(n))
+                         .add("online_bytes_bob_per_aes", their_online_sent / double(n))
+                         .add("peak_rss_alice", rss)
+                         .add("peak_rss_bob", their_rss)
+                         .json()
+                  << "\n";
+    } else {
+        std::printf("aes-128 amortised over %zu prepared executions: offline %.3f ms + online %.3f ms per AES "
+                    "(online median %.3f ms; CPU %.3f + %.3f ms), per AES offline %.0f kB Alice -> Bob, %.0f kB "
+                    "Bob -> Alice, online %.2f kB, %.2f kB; peak RSS %.0f, %.0f MiB\n"
+                    "  offline phases per AES: independent %.3f ms, dependent %.3f ms\n",
+                    n, off * 1e3, on * 1e3, med * 1e3, std::max(offline_cpu, their_offline_cpu) / double(n) * 1e3,
+                    std::max(online_cpu, their_online_cpu) / double(n) * 1e3, offline_sent / double(n) / 1e3,
+                    their_offline_sent / double(n) / 1e3, online_sent / double(n) / 1e3,
+                    their_online_sent / double(n) / 1e3, rss / 1048576, their_rss / 1048576,
+                    independent / double(n) * 1e3, dependent / double(n) * 1e3);
+    }
+}
+
 bool wants(const std::string& which, const std::string& name) { return which == "all" || which == name; }
 
 int party_main(const config& c, session s) {
     if (wants(c.which, "cot")) bench_cot(c, s);
     if (wants(c.which, "triples")) bench_triples(c, s);
     if (wants(c.which, "aes")) bench_aes(c, s);
+    if (wants(c.which, "aes")) bench_aes_amortised(c, s);
     return 0;
 }
 

@@ -465,6 +465,44 @@ TEST_CASE("auth.garbled_runs_equal_plaintext") {
     }
 }
 
+TEST_CASE("auth.prepared_executions_equal_plaintext") {
+    // prepare() in batches smaller than the request (7 executions in batches
+    // of 4 and 3 at 3 executions' ANDs per batch), then run() each: every
+    // execution equals plaintext and the tweaks stay apart across batches.
+    using V = secure_uint<8>;
+    const circuit<> c = compile([](V a, V b, V x) { return std::tuple{a * b + x, a < b}; }, input<party::alice, V>,
+                                input<party::bob, V>, input<party::alice, V>);
+    const std::size_t ands = and_count(c);
+    std::mt19937_64 rng(80);
+    std::vector<std::vector<std::vector<bool>>> sets;
+    for (int k = 0; k < 7; ++k) sets.push_back(test::random_inputs(c, rng));
+    std::vector<std::vector<std::uint8_t>> got[2];
+    std::size_t left[2][2] = {};
+    auto side = [&](party me, block delta) {
+        return [&, me, delta](net::channel& ch) {
+            const int p = me == party::alice ? 0 : 1;
+            prg r(block(p + 5, 80));
+            auth::authenticator auth(ch, me, delta, r);
+            auth::triple_maker maker(ch, auth, r);
+            auth::garbler_evaluator ge(auth, maker, r, 3 * ands);
+            ge.prepare(ch, c, 7);
+            left[p][0] = ge.prepared(c);
+            for (const auto& set : sets) got[p].push_back(*ge.run(ch, c, bits_of(c, set, me)));
+            left[p][1] = ge.prepared(c);
+        };
+    };
+    run_pair(side(party::alice, alice_delta), side(party::bob, bob_delta));
+    for (int p = 0; p < 2; ++p) {
+        CHECK(left[p][0] == 7);
+        CHECK(left[p][1] == 0);
+        REQUIRE(got[p].size() == sets.size());
+        for (std::size_t k = 0; k < sets.size(); ++k) {
+            INFO("party " << p << ", execution " << k);
+            CHECK(got[p][k] == flat_bits(eval_plain_bits(c, sets[k])));
+        }
+    }
+}
+
 TEST_CASE("auth.garbled_aes_meets_fips_197") {
     // FIPS-197 appendix B: key 2b7e1516…, plaintext 3243f6a8… → 3925841d…
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
@@ -489,10 +527,10 @@ TEST_CASE("auth.garbled_runs_catch_a_cheating_peer") {
     // bits, her seed for Bob's input masks (16), her input masks' bits (2 B)
     // and combination (16), her inputs' Λ (2 B) and labels (16 each), the
     // labels of Bob's inputs (16 each), the AND-check digest (32), her
-    // output masks' bits (2 B) and combination (16), her seed (16).
+    // output masks' bits (2 B) and their MACs' digest (32).
     // Bob's: preprocessing, the Beaver opening, his input masks' bits (2 B)
     // and combination (16), his seed (16), his inputs' Λ (2 B), the ANDs' Λ
-    // and his labels' digest (32), his seed (16), output masks' bits and combination.
+    // and his labels' digest (32), his output masks' bits and their MACs' digest.
     const auto alice_tables = [&](std::uint64_t pre) { return 16 + pre + beaver_bits + 32; };
     const auto alice_after_tables = [&](std::uint64_t pre) { return alice_tables(pre) + 32 * ands + k_bits; };
     const auto alice_check = [&](std::uint64_t pre) { return alice_after_tables(pre) + 16 + 2 + 16 + 2 + 16 * 32; };
@@ -538,7 +576,7 @@ TEST_CASE("auth.garbled_runs_catch_a_cheating_peer") {
          ge::output_step},
         {"an output mask share (Bob)", party::bob,
          [&](test::tamper_channel& t, std::uint64_t pre) {
-             t.flip_ahead(bob_check(pre) + k_bits + 32 + 16, 0x01);
+             t.flip_ahead(bob_check(pre) + k_bits + 32 + 1, 0x01);
          },
          ge::output_step},
     };

@@ -1,7 +1,7 @@
 // Sessions with session_options::security = security::malicious (authenticated
 // garbling, auth/garble.hpp) between two threads over in-memory links: typed,
 // untyped and batched runs equal plaintext mode for every choice of who
-// learns the output; the handshake refuses a peer of the other mode; the
+// learns the output, prepared ahead or not; the handshake refuses a peer of the other mode; the
 // settings malicious mode does not run yet are refused before anything is
 // sent; and a link altered at any byte of a run never yields a wrong output.
 #include "exception_text.hpp"
@@ -113,6 +113,111 @@ TEST_CASE("malicious.runs_equal_plaintext_for_whoever_learns") {
     }
     CHECK(a_stats.dependent.bytes_sent >= 32 * 6400);  // Alice's tables
     CHECK(a_stats.bytes_sent == b_stats.bytes_received);
+}
+
+TEST_CASE("malicious.prepared_runs_equal_plaintext") {
+    // prepare() ahead, run() on inputs later: each prepared run equals
+    // plaintext, does only the online phase and uses up one preparation; a
+    // run of another circuit in between prepares its own; a run with none
+    // left prepares one itself.
+    const auto c = products();
+    const auto other = compile([](V a, V b) { return a - b; }, input<party::alice, V>, input<party::bob, V>);
+    const std::vector<std::int16_t> alice_a{-300, 7, 32767, 11}, alice_c{5, -9, 1, 0}, bob_b{12, -4, 2, 99};
+    const reveal reveals[4] = {reveal::both, reveal::alice, reveal::bob, reveal::both};
+    std::optional<std::tuple<std::int16_t, bool>> a_got[4], b_got[4];
+    std::int16_t a_other = 0, b_other = 0;
+    run_stats prepared_stats[2], online_stats[2], unprepared_stats[2];
+    std::size_t left[2][3] = {};
+    const std::uint64_t ands = c.stats().and_gates;
+    auto side = [&](party me) {
+        return [&, me](session& s) {
+            const int p = me == party::alice ? 0 : 1;
+            s.prepare(c, 3);
+            prepared_stats[p] = s.last_run();
+            left[p][0] = s.prepared(c);
+            const std::int16_t o = me == party::alice ? *s.run(reveal::both, other, std::int16_t{500})
+                                                      : *s.run(reveal::both, other, std::int16_t{-20});
+            (me == party::alice ? a_other : b_other) = o;
+            left[p][1] = s.prepared(c);
+            for (int k = 0; k < 4; ++k) {
+                auto& got = me == party::alice ? a_got[k] : b_got[k];
+                got = me == party::alice ? s.run(reveals[k], c, alice_a[k], alice_c[k]) : s.run(reveals[k], c, bob_b[k]);
+                if (k == 0) online_stats[p] = s.last_run();
+                if (k == 3) unprepared_stats[p] = s.last_run();
+            }
+            left[p][2] = s.prepared(c);
+        };
+    };
+    test::rethrow(pair_of(malicious_options(), malicious_options(), side(party::alice), side(party::bob)));
+    for (int k = 0; k < 4; ++k) {
+        INFO("run " << k);
+        const auto expected = c.eval_plain(alice_a[k], bob_b[k], alice_c[k]);
+        if (reveals[k] != reveal::bob) CHECK(a_got[k] == expected);
+        else CHECK_FALSE(a_got[k].has_value());
+        if (reveals[k] != reveal::alice) CHECK(b_got[k] == expected);
+        else CHECK_FALSE(b_got[k].has_value());
+    }
+    CHECK(a_other == 520);
+    CHECK(b_other == 520);
+    for (int p = 0; p < 2; ++p) {
+        INFO("party " << p);
+        CHECK(left[p][0] == 3);
+        CHECK(left[p][1] == 3);
+        CHECK(left[p][2] == 0);
+        // The preparation: all three executions' ANDs, both preprocessing phases, no online one.
+        CHECK(prepared_stats[p].and_gates == 3 * ands);
+        CHECK(prepared_stats[p].independent.bytes_sent > 0);
+        CHECK(prepared_stats[p].dependent.bytes_sent > 0);
+        CHECK(prepared_stats[p].online.bytes_sent == 0);
+        // A prepared run: the online phase alone, a small part of the whole.
+        CHECK(online_stats[p].and_gates == ands);
+        CHECK(online_stats[p].independent.bytes_sent == 0);
+        CHECK(online_stats[p].dependent.bytes_sent == 0);
+        CHECK(online_stats[p].online.bytes_sent > 0);
+        CHECK(online_stats[p].bytes_sent * 10 < prepared_stats[p].bytes_sent / 3);
+        // The fourth run found none prepared: all three phases.
+        CHECK(unprepared_stats[p].independent.bytes_sent > 0);
+        CHECK(unprepared_stats[p].online.bytes_sent == online_stats[p].online.bytes_sent);
+    }
+}
+
+TEST_CASE("malicious.prepare_calls_must_match") {
+    const auto c = products();
+    struct mismatch {
+        const char* what;
+        std::function<void(session&)> alice, bob;
+        const char* says;
+    };
+    const mismatch cases[] = {
+        {"different counts", [&](session& s) { s.prepare(c, 2); }, [&](session& s) { s.prepare(c, 3); },
+         "with the same count"},
+        {"prepare against run", [&](session& s) { s.prepare(c, 1); },
+         [&](session& s) { (void)s.run(c, std::int16_t{1}); }, "where the peer called"},
+    };
+    for (const mismatch& m : cases) {
+        INFO(m.what);
+        const test::outcome o = pair_of(malicious_options(), malicious_options(), m.alice, m.bob);
+        for (auto e : {o.alice, o.bob}) {
+            CHECK_THROWS_AS(std::rethrow_exception(e), protocol_error);
+            CHECK(message_of(e).find(m.says) != std::string::npos);
+        }
+    }
+    // A semi-honest session refuses prepare() before sending anything and stays usable.
+    session_options semi;
+    semi.timeout = 10s;
+    std::optional<std::tuple<std::int16_t, bool>> got;
+    test::rethrow(pair_of(
+        semi, semi,
+        [&](session& s) {
+            CHECK(error_of([&] { s.prepare(c, 2); }).find("security::malicious") != std::string::npos);
+            CHECK(s.prepared(c) == 0);
+            got = s.run(c, std::int16_t{3}, std::int16_t{4});
+        },
+        [&](session& s) {
+            CHECK_THROWS_AS(s.prepare(c, 2), usage_error);
+            (void)s.run(c, std::int16_t{5});
+        }));
+    CHECK(got == std::tuple<std::int16_t, bool>{19, true});
 }
 
 TEST_CASE("malicious.handshake_refuses_a_semi_honest_peer") {

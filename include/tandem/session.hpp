@@ -135,6 +135,23 @@ public:
     /// Whether runs use inter-party parallelization (session_options::ipp).
     bool ipp() const noexcept;
 
+    /// Malicious sessions: prepares `runs` executions of c ahead of their
+    /// inputs — the function-independent preprocessing (authenticated bits,
+    /// AND triples) and the function-dependent one (masks, garbled circuits),
+    /// in bulk. The next `runs` calls of run() on c each use one and do only
+    /// the online phase (inputs, evaluation, the AND check, outputs); a run
+    /// with none prepared does all three. Both parties call it with the same
+    /// circuit and count, at the same place among their runs (else both get a
+    /// protocol_error). Prepared executions hold about 130 B per AND until run.
+    /// last_run() then reports the preparation (ANDs of all `runs`, both
+    /// preprocessing phases). Semi-honest sessions refuse it with a
+    /// usage_error: their runs garble as they send, there is nothing to
+    /// prepare yet (docs/DESIGN.md §9.2).
+    void prepare(const circuit<>& c, std::size_t runs = 1);
+
+    /// Executions of c prepared and not yet run.
+    std::size_t prepared(const circuit<>& c) const;
+
     /// Runs a typed circuit; `mine` are this party's inputs, in the order the
     /// circuit declares them (the other party's are skipped). Both parties
     /// learn the output.

@@ -61,12 +61,17 @@
 #include <tandem/party.hpp>
 #include <tandem/session/run_stats.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 TANDEM_CRYPTO_BEGIN
@@ -74,59 +79,100 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::auth {
 
 /// Runs circuits with authenticated garbling over one session's
-/// authenticator and triple maker (both parties hold one each).
+/// authenticator and triple maker (both parties hold one each). Executions
+/// can be prepared ahead (prepare: both preprocessing phases, in bulk) and
+/// run later on their inputs (run: the online phase alone); a run with
+/// nothing prepared for its circuit prepares one execution first.
 class garbler_evaluator {
 public:
     static constexpr const char* beaver_step = "function-dependent preprocessing: the Beaver openings";
-    static constexpr const char* input_step = "inputs: the mask openings";
+    static constexpr const char* input_step = "function-dependent preprocessing: the input masks' openings";
     static constexpr const char* lambda_step = "AND check: the evaluator's masked values";
     static constexpr const char* and_check_step = "AND check";
     static constexpr const char* output_step = "outputs: the mask openings";
 
-    garbler_evaluator(authenticator& auth, triple_maker& maker, prg& rng) : auth_(auth), maker_(maker), rng_(rng) {}
+    /// The ANDs prepared in one batch of triples, by default: a prepare()
+    /// of many executions splits them evenly into batches of about this many
+    /// ANDs (at least one execution each), so its triples take about 200 MiB
+    /// at once however many executions are prepared. Bucket 3 needs 280,000
+    /// triples (triple_plan); more per batch would not send less.
+    static constexpr std::size_t default_batch_ands = 320'000;
 
-    /// Runs c (regions are flattened) on this party's input bits, the bits of
-    /// its input values in circuit order; returns every output bit, in order,
-    /// to the parties `who` names (the other gets nullopt). Throws
-    /// security_error naming the step if the peer deviated, before any output
-    /// is opened.
-    std::optional<std::vector<std::uint8_t>> run(net::channel& ch, const circuit<>& original,
+    garbler_evaluator(authenticator& auth, triple_maker& maker, prg& rng,
+                      std::size_t batch_ands = default_batch_ands)
+        : auth_(auth), maker_(maker), rng_(rng), batch_ands_(std::max<std::size_t>(batch_ands, 1)) {}
+
+    /// Prepares `runs` executions of c (regions are flattened): the random
+    /// authenticated bits and triples, the masks, Beaver, the garbled
+    /// circuits and the input masks' openings. They are kept, in order, for
+    /// the next `runs` calls of run() on c. Both parties call it with the same
+    /// circuit and count. Prepared material takes about 115 B (Alice) and
+    /// 130 B (Bob) per AND until it is run. Throws security_error naming the
+    /// step if the peer deviated.
+    void prepare(net::channel& ch, const circuit<>& original, std::size_t runs) {
+        me_ = auth_.me();
+        last_ = {};
+        ands_ = 0;
+        if (runs == 0) return;
+        phase_clock clock(ch);
+        const std::shared_ptr<const plan> p = make_plan(ch, original);
+        clock.lap(last_.dependent);  // the hash start
+        std::deque<material>& queue = prepared_[key(original)];
+        const std::size_t batches = std::clamp<std::size_t>(runs * p->ands / batch_ands_, 1, runs);
+        for (std::size_t b = 0; b < batches; ++b) {
+            const std::size_t r = runs / batches + (b < runs % batches ? 1 : 0);
+            independent(ch, *p, r);
+            clock.add(last_.independent);
+            std::vector<material> batch = dependent(ch, p, r);
+            clock.add(last_.dependent);
+            for (material& m : batch) queue.push_back(std::move(m));
+        }
+        ands_ = runs * p->ands;
+    }
+
+    /// Executions of c prepared and not yet run.
+    std::size_t prepared(const circuit<>& c) const {
+        const auto it = prepared_.find(key(c));
+        return it == prepared_.end() ? 0 : it->second.size();
+    }
+
+    /// Runs c on this party's input bits, the bits of its input values in
+    /// circuit order, on the next execution prepared for c (or prepares one
+    /// first); returns every output bit, in order, to the parties `who` names
+    /// (the other gets nullopt). Throws security_error naming the step if the
+    /// peer deviated, before any output is opened.
+    std::optional<std::vector<std::uint8_t>> run(net::channel& ch, const circuit<>& c,
                                                  std::span<const std::uint8_t> my_bits, reveal who = reveal::both) {
-        const circuit<> c = flatten(original);
-        const circuit_data& d = c.data();
         me_ = auth_.me();
         std::size_t mine = 0;
-        for (const value_layout& v : d.inputs)
+        for (const value_layout& v : c.data().inputs)
             if (v.owner == me_) mine += v.bits;
         if (my_bits.size() != mine)
             throw usage_error("auth::garbler_evaluator::run: " + std::to_string(my_bits.size()) +
                               " input bits given; this party's input values have " + std::to_string(mine));
-        ands_ = 0;
-        for (const gate& g : d.gates) ands_ += g.kind == gate_kind::and_gate;
-
+        auto it = prepared_.find(key(c));
+        if (it == prepared_.end() || it->second.empty()) {
+            prepare(ch, c, 1);
+            it = prepared_.find(key(c));
+        } else {
+            last_ = {};
+        }
+        const material m = std::move(it->second.front());
+        it->second.pop_front();
+        if (it->second.empty()) prepared_.erase(it);
         phase_clock clock(ch);
-        authenticated_bits(ch, d);
-        clock.lap(last_.independent);
-        hash_start(ch);
-        masks(d);
-        beaver(ch);
-        if (me_ == party::alice)
-            garble(ch, d);
-        else
-            receive_tables(ch);
-        clock.lap(last_.dependent);
-        inputs(ch, d, my_bits);
-        if (me_ == party::bob) evaluate(d);
-        check(ch, d);
-        std::optional<std::vector<std::uint8_t>> out = outputs(ch, d, who);
+        std::optional<std::vector<std::uint8_t>> out = online(ch, m, my_bits, who);
         clock.lap(last_.online);
+        ands_ = m.p->ands;
         return out;
     }
 
-    /// ANDs in the last run's circuit (regions flattened).
+    /// ANDs in the last run's circuit (regions flattened), or in all the
+    /// executions the last prepare() prepared.
     std::uint64_t and_gates() const noexcept { return ands_; }
 
-    /// The phases of the last run (run_stats::independent, dependent, online).
+    /// The phases of the last run or prepare() (run_stats::independent,
+    /// dependent, online); a run of prepared material has only the online one.
     void report(run_stats& r) const noexcept {
         r.independent = last_.independent;
         r.dependent = last_.dependent;
@@ -162,98 +208,175 @@ private:
     block times_delta(const bit_share& u) const noexcept { return (auth_.delta() & mask_of(u.bit != 0)) ^ u.key; }
     static std::uint8_t lsb(const block& b) noexcept { return static_cast<std::uint8_t>(b.low() & 1); }
 
-    void hash_start(net::channel& ch) {
-        // The garbler's hash start, as in a semi-honest run: only the
-        // garbler's own secrets depend on it being random.
-        if (me_ == party::alice) {
-            start_ = rng_.next();
-            ch.send_value(start_);
-        } else {
-            start_ = ch.recv_value<block>();
+    /// What every prepared execution of one prepare() call shares: the
+    /// circuit with its regions flattened, its input bits by owner and the
+    /// garbler's hash.
+    struct plan {
+        plan(circuit<> flat, block start) : c(std::move(flat)), hash(tandem::detail::declassified(start)) {
+            const circuit_data& d = c.data();
+            for (const gate& g : d.gates) ands += g.kind == gate_kind::and_gate;
+            for (const value_layout& v : d.inputs)
+                for (std::uint32_t b = 0; b < v.bits; ++b) of[v.owner == party::alice ? 0 : 1].push_back(v.first_bit + b);
         }
-        hash_.emplace(tandem::detail::declassified(start_));
+        circuit<> c;
+        std::size_t ands = 0;
+        std::vector<std::uint32_t> of[2];  // the input bits of Alice's values, of Bob's, in circuit order
+        rekeyed_hash hash;
+    };
+
+    /// One prepared execution: everything its online phase needs.
+    struct material {
+        material() = default;
+        material(material&&) noexcept = default;
+        material& operator=(material&&) noexcept = default;
+        ~material() {
+            tandem::detail::wipe_all(own_lambda);
+            tandem::detail::wipe_all(input_label);
+            tandem::detail::wipe_all(and_label);
+        }
+        std::shared_ptr<const plan> p;
+        std::uint64_t tweak = 0;  // its first AND's j0
+        shares lam_a, lam_b;      // per AND, λ_α and λ_β
+        shares rho;               // per AND, λ_σ ⊕ λ_γ
+        shares output_lam;        // per output bit (0 for the constants)
+        std::vector<std::uint8_t> own_lambda;      // λ of this party's input bits, opened to it
+        tandem::detail::big_vector<block> input_label;  // Alice: each input wire's 0-label
+        tandem::detail::big_vector<block> and_label;    // Alice: each AND's 0-label L_γ0
+        tandem::detail::big_vector<block> tables;       // Bob: G0, G1 per AND
+        std::vector<std::uint8_t> colour;               // Bob: lsb(L_γ0) per AND
+    };
+
+    using circuit_key = std::pair<std::uint64_t, std::uint64_t>;
+    static circuit_key key(const circuit<>& c) { return {c.fingerprint().hi, c.fingerprint().lo}; }
+
+    /// The flattened circuit and the garbler's hash start, as in a
+    /// semi-honest run (only the garbler's own secrets depend on it being
+    /// random); one per prepare(), the tweaks continue across executions.
+    std::shared_ptr<const plan> make_plan(net::channel& ch, const circuit<>& original) {
+        block start;
+        if (me_ == party::alice) {
+            start = rng_.next();
+            ch.send_value(start);
+        } else {
+            start = ch.recv_value<block>();
+        }
+        return std::make_shared<const plan>(flatten(original), start);
     }
 
-    /// Function-independent preprocessing: random shared bits for the input
-    /// wires' and AND outputs' masks, and the AND triples.
-    void authenticated_bits(net::channel& ch, const circuit_data& d) {
-        auth_.random(ch, d.input_bits, inputs_lam_);
-        auth_.random(ch, ands_, fresh_);
-        if (ands_ > 0) maker_.make(ch, ands_, triples_);
+    /// Function-independent preprocessing for r executions: random shared
+    /// bits for the input wires' and AND outputs' masks, and the AND triples.
+    void independent(net::channel& ch, const plan& p, std::size_t r) {
+        auth_.random(ch, r * p.c.data().input_bits, inputs_lam_);
+        auth_.random(ch, r * p.ands, fresh_);
+        if (p.ands > 0) maker_.make(ch, r * p.ands, triples_);
     }
 
-    /// Step 1 for both parties: masks for every wire, the per-AND shares
-    /// (λ_α, λ_β, λ_γ) and the output wires' masks.
-    void masks(const circuit_data& d) {
+    /// Function-dependent preprocessing for r executions, on the batch the
+    /// last independent() made: masks, one Beaver opening for them all, the
+    /// garbled circuits, and each party's input masks opened to it.
+    std::vector<material> dependent(net::channel& ch, const std::shared_ptr<const plan>& p, std::size_t r) {
+        std::vector<material> batch(r);
+        for (std::size_t i = 0; i < r; ++i) {
+            material& m = batch[i];
+            m.p = p;
+            m.tweak = next_tweak_;
+            next_tweak_ += 2 * p->ands;
+            masks(*p, i, m);
+        }
+        beaver(ch, batch);
+        for (material& m : batch) {
+            if (me_ == party::alice)
+                garble(ch, m);
+            else
+                receive_tables(ch, m);
+        }
+        input_masks(ch, batch);
+        inputs_lam_.wipe();
+        fresh_.wipe();
+        return batch;
+    }
+
+    /// Step 1 for both parties, execution i of the batch: masks for every
+    /// wire, the per-AND shares (λ_α, λ_β, and λ_γ for now in rho) and the
+    /// output wires' masks.
+    void masks(const plan& p, std::size_t i, material& m) {
+        const circuit_data& d = p.c.data();
+        const std::size_t in0 = i * d.input_bits, and0 = i * p.ands;
         slot_lam_.resize(d.slot_count);
-        lam_a_.resize(ands_);
-        lam_b_.resize(ands_);
-        for (std::uint32_t i = 0; i < d.input_bits; ++i) put(slot_lam_, i, get(inputs_lam_, i));
+        m.lam_a.resize(p.ands);
+        m.lam_b.resize(p.ands);
+        m.rho.resize(p.ands);
+        for (std::uint32_t w = 0; w < d.input_bits; ++w) put(slot_lam_, w, get(inputs_lam_, in0 + w));
         std::size_t k = 0;
         for (const gate& g : d.gates) {
             switch (g.kind) {
             case gate_kind::and_gate:
-                put(lam_a_, k, get(slot_lam_, g.in0));
-                put(lam_b_, k, get(slot_lam_, g.in1));
-                put(slot_lam_, g.out, get(fresh_, k));
+                put(m.lam_a, k, get(slot_lam_, g.in0));
+                put(m.lam_b, k, get(slot_lam_, g.in1));
+                put(slot_lam_, g.out, get(fresh_, and0 + k));
+                put(m.rho, k, get(fresh_, and0 + k));
                 ++k;
                 break;
             case gate_kind::xor_gate: put(slot_lam_, g.out, add(get(slot_lam_, g.in0), get(slot_lam_, g.in1))); break;
             case gate_kind::not_gate: put(slot_lam_, g.out, plus(get(slot_lam_, g.in0), 1)); break;
             }
         }
-        output_lam_.resize(d.output_slots.size());
-        for (std::size_t i = 0; i < d.output_slots.size(); ++i) {
-            const std::uint32_t s = d.output_slots[i];
-            put(output_lam_, i, s >= output_false ? bit_share{0, block(), block()} : get(slot_lam_, s));
+        m.output_lam.resize(d.output_slots.size());
+        for (std::size_t o = 0; o < d.output_slots.size(); ++o) {
+            const std::uint32_t s = d.output_slots[o];
+            put(m.output_lam, o, s >= output_false ? bit_share{0, block(), block()} : get(slot_lam_, s));
         }
         slot_lam_.wipe();
     }
 
-    /// Step 1, both: λ_σ = λ_α·λ_β by Beaver: d = λ_α ⊕ x and e = λ_β ⊕ y,
-    /// opened together.
-    void beaver(net::channel& ch) {
-        opened_.resize(2 * ands_);
-        for (std::size_t j = 0; j < ands_; ++j) {
-            put(opened_, j, add(get(lam_a_, j), get(triples_.x, j)));
-            put(opened_, ands_ + j, add(get(lam_b_, j), get(triples_.y, j)));
-        }
-        de_.resize(2 * ands_);
+    /// Step 1, both: λ_σ = λ_α·λ_β by Beaver, d = λ_α ⊕ x and e = λ_β ⊕ y
+    /// opened together for the whole batch; rho becomes λ_σ ⊕ λ_γ.
+    void beaver(net::channel& ch, std::vector<material>& batch) {
+        const std::size_t ands = batch.front().p->ands, n = batch.size() * ands;
+        opened_.resize(2 * n);
+        for (std::size_t i = 0; i < batch.size(); ++i)
+            for (std::size_t j = 0, t = i * ands; j < ands; ++j, ++t) {
+                put(opened_, t, add(get(batch[i].lam_a, j), get(triples_.x, t)));
+                put(opened_, n + t, add(get(batch[i].lam_b, j), get(triples_.y, t)));
+            }
+        de_.resize(2 * n);
         auth_.open(ch, opened_, de_, beaver_step);
         opened_.wipe();
-        sigma_.resize(ands_);
-        for (std::size_t j = 0; j < ands_; ++j) {
-            const std::uint8_t dj = de_[j], ej = de_[ands_ + j];
-            const bit_share s = add(add(get(triples_.z, j), times(dj, get(triples_.y, j))), times(ej, get(triples_.x, j)));
-            put(sigma_, j, plus(s, static_cast<std::uint8_t>(dj & ej)));
-        }
+        for (std::size_t i = 0; i < batch.size(); ++i)
+            for (std::size_t j = 0, t = i * ands; j < ands; ++j, ++t) {
+                const std::uint8_t dj = de_[t], ej = de_[n + t];
+                const bit_share s =
+                    add(add(get(triples_.z, t), times(dj, get(triples_.y, t))), times(ej, get(triples_.x, t)));
+                put(batch[i].rho, j, add(plus(s, static_cast<std::uint8_t>(dj & ej)), get(batch[i].rho, j)));
+            }
         triples_.wipe();
     }
 
-    /// Step 1, Alice: the garbled ANDs, sent, and every wire's 0-label.
-    void garble(net::channel& ch, const circuit_data& d) {
+    /// Step 1, Alice: the garbled ANDs, sent, and the input wires' and ANDs' 0-labels.
+    void garble(net::channel& ch, material& m) {
+        const circuit_data& d = m.p->c.data();
+        const std::size_t ands = m.p->ands;
         const block delta = auth_.delta();
         slot_label_.resize(d.slot_count);
-        input_label_.resize(d.input_bits);
-        rng_.fill(input_label_.data(), input_label_.size());
-        for (std::uint32_t i = 0; i < d.input_bits; ++i) slot_label_[i] = input_label_[i];
-        and_label_.resize(ands_);
-        packed_.assign((ands_ + 7) / 8, 0);
-        const std::uint64_t base = next_tweak_;
+        m.input_label.resize(d.input_bits);
+        rng_.fill(m.input_label.data(), m.input_label.size());
+        for (std::uint32_t i = 0; i < d.input_bits; ++i) slot_label_[i] = m.input_label[i];
+        m.and_label.resize(ands);
+        packed_.assign((ands + 7) / 8, 0);
         std::size_t k = 0;
         for (const gate& g : d.gates) {
             switch (g.kind) {
             case gate_kind::and_gate: {
                 const block la = slot_label_[g.in0], lb = slot_label_[g.in1];
                 block h[4] = {la, lb, la ^ delta, lb ^ delta};
-                hash_->hash<2, 2>(base + 2 * k, h);
-                const block g0 = h[0] ^ h[2] ^ times_delta(get(lam_b_, k));
-                const block g1 = h[1] ^ h[3] ^ times_delta(get(lam_a_, k)) ^ la;
-                const block l0 = h[0] ^ h[1] ^ times_delta(get(sigma_, k)) ^ times_delta(get(fresh_, k));
+                m.p->hash.hash<2, 2>(m.tweak + 2 * k, h);
+                const block g0 = h[0] ^ h[2] ^ times_delta(get(m.lam_b, k));
+                const block g1 = h[1] ^ h[3] ^ times_delta(get(m.lam_a, k)) ^ la;
+                const block l0 = h[0] ^ h[1] ^ times_delta(get(m.rho, k));
                 ch.send_value(g0);
                 ch.send_value(g1);
                 packed_[k / 8] = static_cast<std::uint8_t>(packed_[k / 8] | (lsb(l0) << (k % 8)));
-                slot_label_[g.out] = and_label_[k] = l0;
+                slot_label_[g.out] = m.and_label[k] = l0;
                 ++k;
                 break;
             }
@@ -261,77 +384,118 @@ private:
             case gate_kind::not_gate: slot_label_[g.out] = slot_label_[g.in0]; break;  // the mask absorbs NOT
             }
         }
-        next_tweak_ += 2 * ands_;
         ch.send(packed_.data(), packed_.size());
         tandem::detail::wipe_all(slot_label_);
     }
 
-    void receive_tables(net::channel& ch) {
-        tables_.resize(2 * ands_);
-        ch.recv(tables_.data(), tables_.size() * sizeof(block));
-        packed_.resize((ands_ + 7) / 8);
+    void receive_tables(net::channel& ch, material& m) {
+        const std::size_t ands = m.p->ands;
+        m.tables.resize(2 * ands);
+        ch.recv(m.tables.data(), m.tables.size() * sizeof(block));
+        packed_.resize((ands + 7) / 8);
         ch.recv(packed_.data(), packed_.size());
-        colour_.resize(ands_);
-        for (std::size_t k = 0; k < ands_; ++k) colour_[k] = static_cast<std::uint8_t>((packed_[k / 8] >> (k % 8)) & 1);
+        m.colour.resize(ands);
+        for (std::size_t k = 0; k < ands; ++k) m.colour[k] = static_cast<std::uint8_t>((packed_[k / 8] >> (k % 8)) & 1);
     }
 
-    /// Step 2: the input wires' Λ for both parties, their labels for Bob.
-    void inputs(net::channel& ch, const circuit_data& d, std::span<const std::uint8_t> my_bits) {
-        // Which input bits are whose, and this party's values in place.
-        std::vector<std::uint32_t> of[2];
-        std::vector<std::uint8_t> value(d.input_bits, 0);
-        std::size_t next = 0;
-        for (const value_layout& v : d.inputs)
-            for (std::uint32_t b = 0; b < v.bits; ++b) {
-                of[v.owner == party::alice ? 0 : 1].push_back(v.first_bit + b);
-                if (v.owner == me_) value[v.first_bit + b] = my_bits[next++] & 1;
-            }
-        input_lambda_.assign(d.input_bits, 0);
-        const block delta = auth_.delta();
-        // The mask shares of each party's input bits, opened to that party.
+    /// Step 2's preparation: the mask shares of each party's input bits are
+    /// opened to that party (MAC checked), for the whole batch. They are
+    /// input-independent, so the online phase needs no opening before the
+    /// inputs: a party's Λ = x ⊕ λ is uniform to the other.
+    void input_masks(net::channel& ch, std::vector<material>& batch) {
+        const plan& p = *batch.front().p;
+        const std::uint32_t input_bits = p.c.data().input_bits;
         for (const party owner : {party::alice, party::bob}) {
-            const auto& bits = of[owner == party::alice ? 0 : 1];
-            opened_.resize(bits.size());
-            for (std::size_t j = 0; j < bits.size(); ++j) put(opened_, j, get(inputs_lam_, bits[j]));
-            std::vector<std::uint8_t> lambda(bits.size());
+            const std::vector<std::uint32_t>& bits = p.of[owner == party::alice ? 0 : 1];
+            const std::size_t n = bits.size();
+            opened_.resize(batch.size() * n);
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                for (std::size_t j = 0; j < n; ++j) put(opened_, i * n + j, get(inputs_lam_, i * input_bits + bits[j]));
+            std::vector<std::uint8_t> lambda(opened_.size());
             auth_.open_to(ch, owner, opened_, lambda, input_step);
             if (owner == me_)
-                for (std::size_t j = 0; j < bits.size(); ++j)
-                    input_lambda_[bits[j]] = static_cast<std::uint8_t>(value[bits[j]] ^ lambda[j]);
+                for (std::size_t i = 0; i < batch.size(); ++i)
+                    batch[i].own_lambda.assign(lambda.begin() + static_cast<std::ptrdiff_t>(i * n),
+                                               lambda.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+            tandem::detail::wipe_all(lambda);
         }
         opened_.wipe();
-        // Λ of each party's input bits to the other; labels from Alice.
-        const auto& alices = of[0];
-        const auto& bobs = of[1];
-        if (me_ == party::alice) {
-            send_bits(ch, alices, input_lambda_);
-            for (const std::uint32_t w : alices)
-                ch.send_value(input_label_[w] ^ (delta & mask_of(input_lambda_[w] != 0)));
-            recv_bits(ch, bobs, input_lambda_);
-            for (const std::uint32_t w : bobs)
-                ch.send_value(input_label_[w] ^ (delta & mask_of(input_lambda_[w] != 0)));
-            ch.flush();
-            tandem::detail::wipe_all(input_label_);
-        } else {
-            input_label_.resize(d.input_bits);
-            recv_bits(ch, alices, input_lambda_);
-            for (const std::uint32_t w : alices) input_label_[w] = ch.recv_value<block>();
-            send_bits(ch, bobs, input_lambda_);
-            for (const std::uint32_t w : bobs) input_label_[w] = ch.recv_value<block>();
-        }
     }
 
-    /// Step 3, Bob: every wire's Λ and label; per AND, Λ_α, Λ_β, Λ_γ.
-    void evaluate(const circuit_data& d) {
+    /// The online phase of one prepared execution (steps 2–5), in five
+    /// messages: Bob's inputs' Λ; Alice's inputs' Λ with the labels of every
+    /// input; Bob's ANDs' Λ with a digest of his labels; Alice's AND-check
+    /// digest with her output mask shares for Bob; Bob's for Alice.
+    std::optional<std::vector<std::uint8_t>> online(net::channel& ch, const material& m,
+                                                    std::span<const std::uint8_t> my_bits, reveal who) {
+        const plan& p = *m.p;
+        const circuit_data& d = p.c.data();
+        const std::vector<std::uint32_t>& alices = p.of[0];
+        const std::vector<std::uint32_t>& bobs = p.of[1];
+        const std::vector<std::uint32_t>& mine = me_ == party::alice ? alices : bobs;
+        input_lambda_.assign(d.input_bits, 0);
+        for (std::size_t j = 0; j < mine.size(); ++j)
+            input_lambda_[mine[j]] = static_cast<std::uint8_t>((my_bits[j] & 1) ^ m.own_lambda[j]);
+        const bool bob_learns = who == reveal::both || who == reveal::bob;
+        const bool alice_learns = who == reveal::both || who == reveal::alice;
+        const std::size_t n_out = d.output_slots.size();
+        std::vector<std::uint8_t> lambda(n_out), out(n_out);
+        if (me_ == party::alice) {
+            const block delta = auth_.delta();
+            recv_bits(ch, bobs, input_lambda_);
+            send_bits(ch, alices, input_lambda_);
+            for (const auto* owned : {&alices, &bobs})
+                for (const std::uint32_t w : *owned)
+                    ch.send_value(m.input_label[w] ^ (delta & mask_of(input_lambda_[w] != 0)));
+            ch.flush();
+            check_evaluator(ch, m);
+            ch.send_value(and_check_digest(m));
+            if (bob_learns) auth_.send_opening(ch, m.output_lam);
+            ch.flush();
+            if (alice_learns) auth_.receive_opening(ch, m.output_lam, lambda, output_step);
+        } else {
+            send_bits(ch, bobs, input_lambda_);
+            ch.flush();
+            recv_bits(ch, alices, input_lambda_);
+            input_label_.resize(d.input_bits);
+            for (const auto* owned : {&alices, &bobs})
+                for (const std::uint32_t w : *owned) input_label_[w] = ch.recv_value<block>();
+            evaluate(m);
+            std::vector<std::uint32_t> all(p.ands);
+            for (std::size_t k = 0; k < p.ands; ++k) all[k] = static_cast<std::uint32_t>(k);
+            send_bits(ch, all, gamma_);
+            ch.send_value(label_digest(and_label_));
+            ch.flush();
+            tandem::detail::wipe_all(and_label_);
+            if (!detail::same(ch.recv_value<digest>(), and_check_digest(m)))
+                detail::cheated(and_check_step, "the garbled circuit does not compute the ANDs it was given");
+            if (bob_learns) auth_.receive_opening(ch, m.output_lam, lambda, output_step);
+            if (alice_learns) {
+                auth_.send_opening(ch, m.output_lam);
+                ch.flush();
+            }
+        }
+        if (!(me_ == party::alice ? alice_learns : bob_learns)) return std::nullopt;
+        // Constant outputs: their Λ is the constant and their mask 0.
+        for (std::size_t i = 0; i < n_out; ++i) out[i] = static_cast<std::uint8_t>(output_lambda_[i] ^ lambda[i]);
+        return out;
+    }
+
+    /// Step 3, Bob: every wire's Λ and label; per AND, Λ_α and Λ_β (in
+    /// in_lambda_), Λ_γ (in gamma_) and the label (in and_label_); the
+    /// outputs' Λ.
+    void evaluate(const material& m) {
+        const plan& p = *m.p;
+        const circuit_data& d = p.c.data();
         slot_label_.resize(d.slot_count);
         slot_lambda_.assign(d.slot_count, 0);
         for (std::uint32_t i = 0; i < d.input_bits; ++i) {
             slot_label_[i] = input_label_[i];
             slot_lambda_[i] = input_lambda_[i];
         }
-        and_label_.resize(ands_);
-        and_lambda_.resize(3 * ands_);
-        const std::uint64_t base = next_tweak_;
+        and_label_.resize(p.ands);
+        gamma_.resize(p.ands);
+        in_lambda_.resize(2 * p.ands);
         std::size_t k = 0;
         for (const gate& g : d.gates) {
             switch (g.kind) {
@@ -340,15 +504,14 @@ private:
                 const std::uint8_t ca = slot_lambda_[g.in0], cb = slot_lambda_[g.in1];
                 const block ma = mask_of(ca != 0), mb = mask_of(cb != 0);
                 block h[2] = {la, lb};
-                hash_->hash<2, 1>(base + 2 * k, h);
-                const block l = h[0] ^ h[1] ^ (ma & tables_[2 * k]) ^ (mb & (tables_[2 * k + 1] ^ la)) ^
-                                sigma_.mac[k] ^ fresh_.mac[k] ^ (ma & lam_b_.mac[k]) ^ (mb & lam_a_.mac[k]);
-                const auto cg = static_cast<std::uint8_t>(lsb(l) ^ colour_[k]);
+                p.hash.hash<2, 1>(m.tweak + 2 * k, h);
+                const block l = h[0] ^ h[1] ^ (ma & m.tables[2 * k]) ^ (mb & (m.tables[2 * k + 1] ^ la)) ^
+                                m.rho.mac[k] ^ (ma & m.lam_b.mac[k]) ^ (mb & m.lam_a.mac[k]);
+                const auto cg = static_cast<std::uint8_t>(lsb(l) ^ m.colour[k]);
                 slot_label_[g.out] = and_label_[k] = l;
-                slot_lambda_[g.out] = cg;
-                and_lambda_[3 * k] = ca;
-                and_lambda_[3 * k + 1] = cb;
-                and_lambda_[3 * k + 2] = cg;
+                slot_lambda_[g.out] = gamma_[k] = cg;
+                in_lambda_[2 * k] = ca;
+                in_lambda_[2 * k + 1] = cb;
                 ++k;
                 break;
             }
@@ -362,7 +525,6 @@ private:
                 break;
             }
         }
-        next_tweak_ += 2 * ands_;
         output_lambda(d);
         tandem::detail::wipe_all(slot_label_);
         tandem::detail::wipe_all(input_label_);
@@ -377,19 +539,34 @@ private:
         }
     }
 
-    /// Alice: every wire's Λ from Bob's Λ_γ (the rest follows by XOR).
-    void propagate_lambda(const circuit_data& d, std::span<const std::uint8_t> gamma) {
+    /// Step 4, Alice: Bob's Λ_γ must be backed by his labels (she recomputes
+    /// L_γ0 ⊕ Λ_γ·Δ_A and compares digests; otherwise a flipped Λ would make
+    /// her next message depend on a mask share). Then every wire's Λ follows
+    /// by XOR: each AND's Λ_α, Λ_β into in_lambda_, and the outputs'.
+    void check_evaluator(net::channel& ch, const material& m) {
+        const plan& p = *m.p;
+        const circuit_data& d = p.c.data();
+        gamma_.resize(p.ands);
+        packed_.resize((p.ands + 7) / 8);
+        ch.recv(packed_.data(), packed_.size());
+        for (std::size_t k = 0; k < p.ands; ++k) gamma_[k] = static_cast<std::uint8_t>((packed_[k / 8] >> (k % 8)) & 1);
+        const digest theirs = ch.recv_value<digest>();
+        const block delta = auth_.delta();
+        and_label_.resize(p.ands);
+        for (std::size_t k = 0; k < p.ands; ++k) and_label_[k] = m.and_label[k] ^ (delta & mask_of(gamma_[k] != 0));
+        const bool backed = detail::same(label_digest(and_label_), theirs);
+        tandem::detail::wipe_all(and_label_);
+        if (!backed) detail::cheated(lambda_step, "the evaluator's masked values are not those of its labels");
         slot_lambda_.assign(d.slot_count, 0);
         for (std::uint32_t i = 0; i < d.input_bits; ++i) slot_lambda_[i] = input_lambda_[i];
-        and_lambda_.resize(3 * ands_);
+        in_lambda_.resize(2 * p.ands);
         std::size_t k = 0;
         for (const gate& g : d.gates) {
             switch (g.kind) {
             case gate_kind::and_gate:
-                and_lambda_[3 * k] = slot_lambda_[g.in0];
-                and_lambda_[3 * k + 1] = slot_lambda_[g.in1];
-                and_lambda_[3 * k + 2] = slot_lambda_[g.out] = gamma[k];
-                ++k;
+                in_lambda_[2 * k] = slot_lambda_[g.in0];
+                in_lambda_[2 * k + 1] = slot_lambda_[g.in1];
+                slot_lambda_[g.out] = gamma_[k++];
                 break;
             case gate_kind::xor_gate:
                 slot_lambda_[g.out] = static_cast<std::uint8_t>(slot_lambda_[g.in0] ^ slot_lambda_[g.in1]);
@@ -400,34 +577,17 @@ private:
         output_lambda(d);
     }
 
-    /// Step 4.
-    void check(net::channel& ch, const circuit_data& d) {
+    /// Step 4, both: every AND must satisfy (Λ_α ⊕ λ_α)(Λ_β ⊕ λ_β) = Λ_γ ⊕
+    /// λ_γ, i.e. c_γ = Λ_αΛ_β ⊕ Λ_γ ⊕ Λ_α λ_β ⊕ Λ_β λ_α ⊕ λ_σ ⊕ λ_γ = 0. Alice
+    /// digests the MACs of her shares of every c_γ, Bob his keys of them
+    /// plus his share times Δ_B; the two must agree.
+    digest and_check_digest(const material& m) {
+        const plan& p = *m.p;
         const block delta = auth_.delta();
-        std::vector<std::uint8_t> gamma(ands_);
-        if (me_ == party::bob) {
-            for (std::size_t k = 0; k < ands_; ++k) gamma[k] = and_lambda_[3 * k + 2];
-            std::vector<std::uint32_t> all(ands_);
-            for (std::size_t k = 0; k < ands_; ++k) all[k] = static_cast<std::uint32_t>(k);
-            send_bits(ch, all, gamma);
-            ch.send_value(label_digest(and_label_));
-        } else {
-            packed_.resize((ands_ + 7) / 8);
-            ch.recv(packed_.data(), packed_.size());
-            for (std::size_t k = 0; k < ands_; ++k) gamma[k] = static_cast<std::uint8_t>((packed_[k / 8] >> (k % 8)) & 1);
-            const digest theirs = ch.recv_value<digest>();
-            for (std::size_t k = 0; k < ands_; ++k) and_label_[k] ^= delta & mask_of(gamma[k] != 0);
-            if (!detail::same(label_digest(and_label_), theirs))
-                detail::cheated(lambda_step, "the evaluator's masked values are not those of its labels");
-            propagate_lambda(d, gamma);
-        }
-        tandem::detail::wipe_all(and_label_);
-        // c_γ's shares: Alice's MAC of hers, or Bob's key of Alice's share
-        // plus his share times Δ_B; the two must agree for every AND.
         digester h("tandem auth AND check");
-        for (std::size_t k = 0; k < ands_; ++k) {
-            const std::uint8_t ca = and_lambda_[3 * k], cb = and_lambda_[3 * k + 1], cg = and_lambda_[3 * k + 2];
-            const bit_share c = add(add(times(ca, get(lam_b_, k)), times(cb, get(lam_a_, k))),
-                                    add(get(sigma_, k), get(fresh_, k)));
+        for (std::size_t k = 0; k < p.ands; ++k) {
+            const std::uint8_t ca = in_lambda_[2 * k], cb = in_lambda_[2 * k + 1], cg = gamma_[k];
+            const bit_share c = add(add(times(ca, get(m.lam_b, k)), times(cb, get(m.lam_a, k))), get(m.rho, k));
             block v;
             if (me_ == party::alice) {
                 v = c.mac;
@@ -437,41 +597,23 @@ private:
             }
             h.update(&v, sizeof v);
         }
-        const digest mine = h.finish();
-        if (me_ == party::alice) {
-            ch.send_value(mine);
-            ch.flush();
-        } else if (!detail::same(ch.recv_value<digest>(), mine)) {
-            detail::cheated(and_check_step, "the garbled circuit does not compute the ANDs it was given");
-        }
-    }
-
-    /// Step 5: each party that learns the outputs gets the other's mask
-    /// shares of the output wires, MAC-checked; the value is Λ ⊕ λ^A ⊕ λ^B.
-    /// Both know every Λ by now (Alice from the AND check's first message).
-    std::optional<std::vector<std::uint8_t>> outputs(net::channel& ch, const circuit_data& d, reveal who) {
-        const std::size_t n = d.output_slots.size();
-        std::vector<std::uint8_t> lambda(n), out(n);
-        for (const party to : {party::bob, party::alice}) {
-            if (who != reveal::both && who != (to == party::alice ? reveal::alice : reveal::bob)) continue;
-            auth_.open_to(ch, to, output_lam_, lambda, output_step);
-            if (to == me_)
-                for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(output_lambda_[i] ^ lambda[i]);
-        }
-        ch.flush();
-        // Constant outputs: their Λ is the constant and their mask 0.
-        if (who != reveal::both && who != (me_ == party::alice ? reveal::alice : reveal::bob)) return std::nullopt;
-        return out;
+        return h.finish();
     }
 
     /// Times the phases of a run and counts the bytes moved in each.
     class phase_clock {
     public:
         explicit phase_clock(const net::channel& ch) noexcept : ch_(ch) { start(); }
+        /// The time and bytes since the last lap into p.
         void lap(phase_stats& p) noexcept {
-            p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-            p.bytes_sent = ch_.bytes_sent() - sent0_;
-            p.bytes_received = ch_.bytes_received() - received0_;
+            p = {};
+            add(p);
+        }
+        /// The same, added to p.
+        void add(phase_stats& p) noexcept {
+            p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+            p.bytes_sent += ch_.bytes_sent() - sent0_;
+            p.bytes_received += ch_.bytes_received() - received0_;
             start();
         }
 
@@ -508,16 +650,17 @@ private:
     authenticator& auth_;
     triple_maker& maker_;
     prg& rng_;
+    std::size_t batch_ands_;
     party me_ = party::alice;
-    run_stats last_;  // its phases
+    run_stats last_;  // the phases of the last run or prepare()
     std::size_t ands_ = 0;
-    block start_;
-    std::optional<rekeyed_hash> hash_;
     std::uint64_t next_tweak_ = 0;
+    std::map<circuit_key, std::deque<material>> prepared_;
+    // Scratch of one batch or one online phase.
     triples triples_;
-    shares inputs_lam_, fresh_, slot_lam_, lam_a_, lam_b_, sigma_, output_lam_, opened_;
-    tandem::detail::big_vector<block> slot_label_, input_label_, and_label_, tables_;
-    std::vector<std::uint8_t> packed_, de_, colour_, input_lambda_, slot_lambda_, and_lambda_, output_lambda_;
+    shares inputs_lam_, fresh_, slot_lam_, opened_;
+    tandem::detail::big_vector<block> slot_label_, input_label_, and_label_;
+    std::vector<std::uint8_t> packed_, de_, input_lambda_, slot_lambda_, in_lambda_, gamma_, output_lambda_;
 };
 
 }  // namespace tandem::auth

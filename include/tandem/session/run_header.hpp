@@ -21,6 +21,8 @@ namespace tandem::detail {
 
 struct run_header {
     static constexpr std::uint64_t magic_value = 0x3130524e55444e54ull;  // "TNDUNR01"
+    /// `who` of a session::prepare call's header (a count of executions follows it).
+    static constexpr std::uint8_t prepare_who = 0x50;
 
     std::uint64_t magic, run, fp_hi, fp_lo, gates, and_gates;
     std::uint32_t alice_bits, bob_bits, output_bits;
@@ -122,6 +124,11 @@ inline void check_peer_header(net::channel& ch, const run_header& mine, const ba
                              "); both must make the same sequence of run() calls");
     if (peer.fp_hi != mine.fp_hi || peer.fp_lo != mine.fp_lo)
         throw protocol_error(different_circuits_message(mine, peer, batch));
+    if ((peer.who == run_header::prepare_who) != (mine.who == run_header::prepare_who))
+        throw protocol_error(std::string("run: this party called ") +
+                             (mine.who == run_header::prepare_who ? "prepare()" : "run()") + " where the peer called " +
+                             (peer.who == run_header::prepare_who ? "prepare()" : "run()") +
+                             "; both must make the same sequence of prepare() and run() calls");
     if (peer.who != mine.who)
         throw protocol_error("run: the parties disagree on who learns the output (this party asked for " +
                              std::string(to_string(static_cast<reveal>(mine.who))) + ", the peer for " +

@@ -120,6 +120,37 @@ TANDEM_INLINE std::optional<std::vector<std::vector<bool>>> session::run_batch_c
     return run_checked(who, batched, my_bits, &note);
 }
 
+TANDEM_INLINE void session::prepare(const circuit<>& c, std::size_t runs) {
+    guard_broken();
+    state& s = *s_;
+    if (!s.malicious)
+        throw usage_error("session::prepare: only sessions with security::malicious prepare runs ahead; a semi-honest "
+                          "run garbles as it sends, so call run() alone");
+    try {
+        const state::run_meter meter(s);
+        detail::run_header mine(reveal::both, c, s.runs, s.me);
+        mine.who = detail::run_header::prepare_who;
+        mine.send(*s.ch);
+        s.ch->send_value(static_cast<std::uint64_t>(runs));
+        detail::check_peer_header(*s.ch, mine);
+        if (const auto theirs = s.ch->recv_value<std::uint64_t>(); theirs != runs)
+            throw protocol_error("session::prepare: this party prepares " + std::to_string(runs) +
+                                 " executions and the peer " + std::to_string(theirs) +
+                                 "; both must call prepare() with the same count");
+        s.malicious->prepare(*s.ch, c, runs);
+        s.last = meter.finish(s.malicious->and_gates());
+        s.malicious->report(s.last);
+        ++s.runs;
+    } catch (const std::exception& e) {
+        fail(e);
+        throw;
+    }
+}
+
+TANDEM_INLINE std::size_t session::prepared(const circuit<>& c) const {
+    return s_->malicious ? s_->malicious->prepared(c) : 0;
+}
+
 TANDEM_INLINE void session::guard_broken() const {
     if (s_->broken)
         throw usage_error("session::run: an earlier run failed (" + s_->broken_why +
