@@ -130,6 +130,30 @@ TEST_CASE("auth.opening_gives_both_parties_the_value") {
     }
 }
 
+TEST_CASE("auth.random_combination_is_the_field_sum_and_catches_changes") {
+    // Σ χ_i·x_i in GF(2^128), χ the seed's AES-CTR stream: the chunked,
+    // vectorized sum equals one product at a time, across chunk borders; and
+    // values off by multiples of a Δ give another sum, even two changes of Δ
+    // (which an XOR of the values would cancel).
+    prg rng(block(0, 71));
+    const block seed = rng.next(), delta = rng.next();
+    std::vector<block> x(2'500), chi, rows;
+    rng.fill(x.data(), x.size());
+    const auto combination = [&](const std::vector<block>& v) {
+        return auth::random_combination(seed, v.size(), [&](std::size_t i) { return v[i]; }, chi, rows);
+    };
+    prg stream(seed);
+    block expected{};
+    for (const block& v : x) expected ^= gf128::multiply(stream.next(), v);
+    CHECK(combination(x) == expected);
+    std::vector<block> changed = x;
+    changed[1'500] ^= delta;
+    CHECK(combination(changed) != expected);
+    changed[7] ^= delta;
+    CHECK(combination(changed) != expected);
+    CHECK(auth::random_combination(rng.next(), x.size(), [&](std::size_t i) { return x[i]; }, chi, rows) != expected);
+}
+
 TEST_CASE("auth.opening_catches_a_peer_that_shows_other_bits") {
     // Bob's opening: ⌈n/8⌉ bytes of bits, his 16-byte challenge seed, then
     // his 16-byte combination of MACs.
@@ -526,11 +550,11 @@ TEST_CASE("auth.garbled_runs_catch_a_cheating_peer") {
     // (bits, seed 16, combination 16), the tables (32 per AND) and colour
     // bits, her seed for Bob's input masks (16), her input masks' bits (2 B)
     // and combination (16), her inputs' Λ (2 B) and labels (16 each), the
-    // labels of Bob's inputs (16 each), the AND-check digest (32), her
+    // labels of Bob's inputs (16 each), the AND-check combination (16), her
     // output masks' bits (2 B) and their MACs' digest (32).
     // Bob's: preprocessing, the Beaver opening, his input masks' bits (2 B)
     // and combination (16), his seed (16), his inputs' Λ (2 B), the ANDs' Λ
-    // and his labels' digest (32), his output masks' bits and their MACs' digest.
+    // and his labels' combination (16), his output masks' bits and their MACs' digest.
     const auto alice_tables = [&](std::uint64_t pre) { return 16 + pre + beaver_bits + 32; };
     const auto alice_after_tables = [&](std::uint64_t pre) { return alice_tables(pre) + 32 * ands + k_bits; };
     const auto alice_check = [&](std::uint64_t pre) { return alice_after_tables(pre) + 16 + 2 + 16 + 2 + 16 * 32; };
@@ -568,15 +592,15 @@ TEST_CASE("auth.garbled_runs_catch_a_cheating_peer") {
         {"a masked value Λ of an AND (Bob)", party::bob,
          [&](test::tamper_channel& t, std::uint64_t pre) { t.flip_ahead(bob_check(pre) + k_bits / 2, 0x02); },
          ge::lambda_step},
-        {"the AND-check digest (Alice)", party::alice,
+        {"the AND-check combination (Alice)", party::alice,
          [&](test::tamper_channel& t, std::uint64_t pre) { t.flip_ahead(alice_check(pre) + 5, 0x01); },
          ge::and_check_step},
         {"an output mask share (Alice)", party::alice,
-         [&](test::tamper_channel& t, std::uint64_t pre) { t.flip_ahead(alice_check(pre) + 32 + 1, 0x20); },
+         [&](test::tamper_channel& t, std::uint64_t pre) { t.flip_ahead(alice_check(pre) + 16 + 1, 0x20); },
          ge::output_step},
         {"an output mask share (Bob)", party::bob,
          [&](test::tamper_channel& t, std::uint64_t pre) {
-             t.flip_ahead(bob_check(pre) + k_bits + 32 + 1, 0x01);
+             t.flip_ahead(bob_check(pre) + k_bits + 16 + 1, 0x01);
          },
          ge::output_step},
     };

@@ -124,6 +124,31 @@ inline void add(const shares& a, const shares& b, shares& out) {
     }
 }
 
+/// Σ_i χ_i·x(i) over GF(2^128), χ_i the AES-CTR stream of `seed`, in chunks
+/// of vectorized products (chi and rows are scratch; rows is wiped). Two
+/// parties compare this one block instead of n values: where the values x'
+/// one combined differ from the x the other expects by multiples of a Δ the
+/// first does not know, x'_i ⊕ x_i = e_i·Δ, the two differ by (Σ e_i·χ_i)·Δ,
+/// which it can neither predict nor offset, and which is 0 with probability
+/// 2^-128 when χ was drawn after the e_i were fixed. An XOR of the x(i)
+/// would not do: two changes would cancel.
+template <class Value>
+block random_combination(block seed, std::size_t n, Value x, std::vector<block>& chi, std::vector<block>& rows) {
+    prg chi_stream(seed);
+    gf128::accumulator acc{};
+    constexpr std::size_t chunk = 1024;
+    chi.resize(chunk);
+    rows.resize(chunk);
+    for (std::size_t first = 0; first < n; first += chunk) {
+        const std::size_t m = std::min(chunk, n - first);
+        chi_stream.fill(chi.data(), m);
+        for (std::size_t j = 0; j < m; ++j) rows[j] = x(first + j);
+        gf128::multiply_add_rows(chi.data(), m, rows.data(), m, 1, &acc);
+    }
+    tandem::detail::wipe_all(rows);
+    return gf128::reduce(acc);
+}
+
 /// A party's source of authenticated bits for one session: both SoftSpoken
 /// extensions (malicious mode) and its global key Δ.
 class authenticator {
@@ -284,23 +309,9 @@ private:
                                  "the peer cheated or the link was tampered with — the run is aborted");
     }
 
-    /// Σ_i χ_i·x(i) over GF(2^128), χ_i the AES-CTR stream of `seed`, in
-    /// chunks (vectorized products).
     template <class Value>
     block combine(block seed, std::size_t n, Value x) {
-        prg chi_stream(seed);
-        gf128::accumulator acc{};
-        constexpr std::size_t chunk = 1024;
-        chi_.resize(chunk);
-        rows_.resize(chunk);
-        for (std::size_t first = 0; first < n; first += chunk) {
-            const std::size_t m = std::min(chunk, n - first);
-            chi_stream.fill(chi_.data(), m);
-            for (std::size_t j = 0; j < m; ++j) rows_[j] = x(first + j);
-            gf128::multiply_add_rows(chi_.data(), m, rows_.data(), m, 1, &acc);
-        }
-        tandem::detail::wipe_all(rows_);
-        return gf128::reduce(acc);
+        return random_combination(seed, n, x, chi_, rows_);
     }
 
     party me_;

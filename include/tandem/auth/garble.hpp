@@ -3,7 +3,8 @@
 // Alice garbles, Bob evaluates, the outputs go to whoever `reveal` names.
 // Sessions with security::malicious run every compiled run and batch through
 // it (session/session_impl.hpp). It keeps the whole circuit's preprocessing
-// in memory and runs one gate at a time.
+// in memory and garbles and evaluates a level at a time, 8 ANDs per call of
+// the batched hash.
 //
 // Katz–Ranellucci–Rosulek–Wang, CRYPTO 2018 [031] §3–4 (authenticated
 // half-gates) on Wang–Ranellucci–Katz, CCS 2017 [030] (the framework).
@@ -32,10 +33,11 @@
 //  4. The AND check. Every AND must satisfy (Λ_α ⊕ λ_α)(Λ_β ⊕ λ_β) =
 //     Λ_γ ⊕ λ_γ, i.e. c_γ = Λ_αΛ_β ⊕ Λ_γ ⊕ Λ_α λ_β ⊕ Λ_β λ_α ⊕ λ_σ ⊕ λ_γ = 0,
 //     linear in the shares once the Λ are public. Bob sends every Λ_γ with a
-//     digest of his labels L_γ: Alice recomputes L_γ0 ⊕ Λ_γ·Δ_A and refuses
-//     Λs that his labels do not back (otherwise a flipped Λ would make her
-//     next message depend on a mask share). Alice then sends a digest of the
-//     MACs of her shares of every c_γ; Bob compares it with his keys ⊕
+//     random GF(2^128) combination of his labels L_γ (χ seeded by a hash of
+//     the Λs): Alice recomputes it from L_γ0 ⊕ Λ_γ·Δ_A and refuses Λs that
+//     his labels do not back (otherwise a flipped Λ would make her next
+//     message depend on a mask share). Alice then sends a random combination
+//     of the MACs of her shares of every c_γ; Bob compares it with his keys ⊕
 //     (his share of c_γ)·Δ_B. A wrong table, lsb or input label changes some
 //     Λ_γ without Bob noticing during evaluation; it is caught here unless
 //     the cheater knows Δ_B. Nothing is output before both checks pass.
@@ -356,7 +358,6 @@ private:
     void garble(net::channel& ch, material& m) {
         const circuit_data& d = m.p->c.data();
         const std::size_t ands = m.p->ands;
-        const block delta = auth_.delta();
         slot_label_.resize(d.slot_count);
         m.input_label.resize(d.input_bits);
         rng_.fill(m.input_label.data(), m.input_label.size());
@@ -364,28 +365,60 @@ private:
         m.and_label.resize(ands);
         packed_.assign((ands + 7) / 8, 0);
         std::size_t k = 0;
-        for (const gate& g : d.gates) {
-            switch (g.kind) {
-            case gate_kind::and_gate: {
-                const block la = slot_label_[g.in0], lb = slot_label_[g.in1];
-                block h[4] = {la, lb, la ^ delta, lb ^ delta};
-                m.p->hash.hash<2, 2>(m.tweak + 2 * k, h);
-                const block g0 = h[0] ^ h[2] ^ times_delta(get(m.lam_b, k));
-                const block g1 = h[1] ^ h[3] ^ times_delta(get(m.lam_a, k)) ^ la;
-                const block l0 = h[0] ^ h[1] ^ times_delta(get(m.rho, k));
-                ch.send_value(g0);
-                ch.send_value(g1);
-                packed_[k / 8] = static_cast<std::uint8_t>(packed_[k / 8] | (lsb(l0) << (k % 8)));
-                slot_label_[g.out] = m.and_label[k] = l0;
-                ++k;
-                break;
-            }
-            case gate_kind::xor_gate: slot_label_[g.out] = slot_label_[g.in0] ^ slot_label_[g.in1]; break;
-            case gate_kind::not_gate: slot_label_[g.out] = slot_label_[g.in0]; break;  // the mask absorbs NOT
-            }
+        for (const level_range& level : d.levels) {
+            std::uint32_t g = level.and_begin;
+            for (; g + and_chunk <= level.xor_begin; g += and_chunk, k += and_chunk) garble_ands<and_chunk>(ch, m, g, k);
+            for (; g < level.xor_begin; ++g, ++k) garble_ands<1>(ch, m, g, k);
+            linear_gates(d, level, false);
         }
         ch.send(packed_.data(), packed_.size());
         tandem::detail::wipe_all(slot_label_);
+    }
+
+    /// ANDs a level's gates are garbled and evaluated in at once: one call of
+    /// the batched hash (its VAES kernels take 16 blocks per copy).
+    static constexpr std::size_t and_chunk = 8;
+
+    /// Alice: garbles the W ANDs from gate `first` (the k-th AND on), all of
+    /// one level, and sends their rows.
+    template <std::size_t W>
+    void garble_ands(net::channel& ch, material& m, std::uint32_t first, std::size_t k) {
+        const gate* gates = m.p->c.data().gates.data() + first;
+        const block delta = auth_.delta();
+        block h[4 * W];  // L_α0, L_β0 of each AND, then L_α1, L_β1
+        for (std::size_t i = 0; i < W; ++i) {
+            const block la = slot_label_[gates[i].in0], lb = slot_label_[gates[i].in1];
+            h[2 * i] = la;
+            h[2 * i + 1] = lb;
+            h[2 * W + 2 * i] = la ^ delta;
+            h[2 * W + 2 * i + 1] = lb ^ delta;
+        }
+        m.p->hash.template hash<2 * W, 2>(m.tweak + 2 * k, h);
+        block rows[2 * W];
+        for (std::size_t i = 0; i < W; ++i) {
+            const std::size_t a = k + i;
+            rows[2 * i] = h[2 * i] ^ h[2 * W + 2 * i] ^ times_delta(get(m.lam_b, a));
+            rows[2 * i + 1] = h[2 * i + 1] ^ h[2 * W + 2 * i + 1] ^ times_delta(get(m.lam_a, a)) ^ slot_label_[gates[i].in0];
+            const block l0 = h[2 * i] ^ h[2 * i + 1] ^ times_delta(get(m.rho, a));
+            packed_[a / 8] = static_cast<std::uint8_t>(packed_[a / 8] | (lsb(l0) << (a % 8)));
+            slot_label_[gates[i].out] = m.and_label[a] = l0;
+        }
+        ch.send(rows, sizeof rows);
+    }
+
+    /// A level's XOR and NOT gates on slot_label_ and, for Bob (`lambdas`),
+    /// slot_lambda_. A NOT keeps its input's label and Λ: the mask absorbs it.
+    void linear_gates(const circuit_data& d, const level_range& level, bool lambdas) {
+        for (std::uint32_t i = level.xor_begin; i < level.end; ++i) {
+            const gate& g = d.gates[i];
+            if (g.kind == gate_kind::xor_gate) {
+                slot_label_[g.out] = slot_label_[g.in0] ^ slot_label_[g.in1];
+                if (lambdas) slot_lambda_[g.out] = static_cast<std::uint8_t>(slot_lambda_[g.in0] ^ slot_lambda_[g.in1]);
+            } else {
+                slot_label_[g.out] = slot_label_[g.in0];
+                if (lambdas) slot_lambda_[g.out] = slot_lambda_[g.in0];
+            }
+        }
     }
 
     void receive_tables(net::channel& ch, material& m) {
@@ -422,10 +455,16 @@ private:
         opened_.wipe();
     }
 
+    /// The seeds of step 4's two random combinations (seeds_of).
+    struct check_seeds {
+        block labels, and_check;
+    };
+
     /// The online phase of one prepared execution (steps 2–5), in five
     /// messages: Bob's inputs' Λ; Alice's inputs' Λ with the labels of every
-    /// input; Bob's ANDs' Λ with a digest of his labels; Alice's AND-check
-    /// digest with her output mask shares for Bob; Bob's for Alice.
+    /// input; Bob's ANDs' Λ with a random combination of his labels; Alice's
+    /// of her AND-check MACs with her output mask shares for Bob; Bob's for
+    /// Alice.
     std::optional<std::vector<std::uint8_t>> online(net::channel& ch, const material& m,
                                                     std::span<const std::uint8_t> my_bits, reveal who) {
         const plan& p = *m.p;
@@ -448,8 +487,8 @@ private:
                 for (const std::uint32_t w : *owned)
                     ch.send_value(m.input_label[w] ^ (delta & mask_of(input_lambda_[w] != 0)));
             ch.flush();
-            check_evaluator(ch, m);
-            ch.send_value(and_check_digest(m));
+            const check_seeds seeds = check_evaluator(ch, m);
+            ch.send_value(and_check_value(m, seeds.and_check));
             if (bob_learns) auth_.send_opening(ch, m.output_lam);
             ch.flush();
             if (alice_learns) auth_.receive_opening(ch, m.output_lam, lambda, output_step);
@@ -461,13 +500,16 @@ private:
             for (const auto* owned : {&alices, &bobs})
                 for (const std::uint32_t w : *owned) input_label_[w] = ch.recv_value<block>();
             evaluate(m);
-            std::vector<std::uint32_t> all(p.ands);
-            for (std::size_t k = 0; k < p.ands; ++k) all[k] = static_cast<std::uint32_t>(k);
-            send_bits(ch, all, gamma_);
-            ch.send_value(label_digest(and_label_));
+            packed_.assign((p.ands + 7) / 8, 0);
+            for (std::size_t k = 0; k < p.ands; ++k)
+                packed_[k / 8] = static_cast<std::uint8_t>(packed_[k / 8] | (gamma_[k] << (k % 8)));
+            ch.send(packed_.data(), packed_.size());
+            const check_seeds seeds = seeds_of(m);
+            ch.send_value(combination(seeds.labels, p.ands, [&](std::size_t k) { return and_label_[k]; }));
             ch.flush();
             tandem::detail::wipe_all(and_label_);
-            if (!detail::same(ch.recv_value<digest>(), and_check_digest(m)))
+            const block alices = ch.recv_value<block>();
+            if (!tandem::detail::declassified(alices == and_check_value(m, seeds.and_check)))
                 detail::cheated(and_check_step, "the garbled circuit does not compute the ANDs it was given");
             if (bob_learns) auth_.receive_opening(ch, m.output_lam, lambda, output_step);
             if (alice_learns) {
@@ -497,37 +539,42 @@ private:
         gamma_.resize(p.ands);
         in_lambda_.resize(2 * p.ands);
         std::size_t k = 0;
-        for (const gate& g : d.gates) {
-            switch (g.kind) {
-            case gate_kind::and_gate: {
-                const block la = slot_label_[g.in0], lb = slot_label_[g.in1];
-                const std::uint8_t ca = slot_lambda_[g.in0], cb = slot_lambda_[g.in1];
-                const block ma = mask_of(ca != 0), mb = mask_of(cb != 0);
-                block h[2] = {la, lb};
-                p.hash.hash<2, 1>(m.tweak + 2 * k, h);
-                const block l = h[0] ^ h[1] ^ (ma & m.tables[2 * k]) ^ (mb & (m.tables[2 * k + 1] ^ la)) ^
-                                m.rho.mac[k] ^ (ma & m.lam_b.mac[k]) ^ (mb & m.lam_a.mac[k]);
-                const auto cg = static_cast<std::uint8_t>(lsb(l) ^ m.colour[k]);
-                slot_label_[g.out] = and_label_[k] = l;
-                slot_lambda_[g.out] = gamma_[k] = cg;
-                in_lambda_[2 * k] = ca;
-                in_lambda_[2 * k + 1] = cb;
-                ++k;
-                break;
-            }
-            case gate_kind::xor_gate:
-                slot_label_[g.out] = slot_label_[g.in0] ^ slot_label_[g.in1];
-                slot_lambda_[g.out] = static_cast<std::uint8_t>(slot_lambda_[g.in0] ^ slot_lambda_[g.in1]);
-                break;
-            case gate_kind::not_gate:
-                slot_label_[g.out] = slot_label_[g.in0];
-                slot_lambda_[g.out] = slot_lambda_[g.in0];
-                break;
-            }
+        for (const level_range& level : d.levels) {
+            std::uint32_t g = level.and_begin;
+            for (; g + and_chunk <= level.xor_begin; g += and_chunk, k += and_chunk) evaluate_ands<and_chunk>(m, g, k);
+            for (; g < level.xor_begin; ++g, ++k) evaluate_ands<1>(m, g, k);
+            linear_gates(d, level, true);
         }
         output_lambda(d);
         tandem::detail::wipe_all(slot_label_);
         tandem::detail::wipe_all(input_label_);
+    }
+
+    /// Bob: evaluates the W ANDs from gate `first` (the k-th AND on), all of
+    /// one level.
+    template <std::size_t W>
+    void evaluate_ands(const material& m, std::uint32_t first, std::size_t k) {
+        const gate* gates = m.p->c.data().gates.data() + first;
+        block h[2 * W];
+        for (std::size_t i = 0; i < W; ++i) {
+            h[2 * i] = slot_label_[gates[i].in0];
+            h[2 * i + 1] = slot_label_[gates[i].in1];
+        }
+        m.p->hash.template hash<2 * W, 1>(m.tweak + 2 * k, h);
+        for (std::size_t i = 0; i < W; ++i) {
+            const gate& g = gates[i];
+            const std::size_t a = k + i;
+            const std::uint8_t ca = slot_lambda_[g.in0], cb = slot_lambda_[g.in1];
+            const block ma = mask_of(ca != 0), mb = mask_of(cb != 0);
+            const block l = h[2 * i] ^ h[2 * i + 1] ^ (ma & m.tables[2 * a]) ^
+                            (mb & (m.tables[2 * a + 1] ^ slot_label_[g.in0])) ^ m.rho.mac[a] ^
+                            (ma & m.lam_b.mac[a]) ^ (mb & m.lam_a.mac[a]);
+            const auto cg = static_cast<std::uint8_t>(lsb(l) ^ m.colour[a]);
+            slot_label_[g.out] = and_label_[a] = l;
+            slot_lambda_[g.out] = gamma_[a] = cg;
+            in_lambda_[2 * a] = ca;
+            in_lambda_[2 * a + 1] = cb;
+        }
     }
 
     /// Λ of every output bit (0 for the constants), from slot_lambda_.
@@ -539,24 +586,26 @@ private:
         }
     }
 
-    /// Step 4, Alice: Bob's Λ_γ must be backed by his labels (she recomputes
-    /// L_γ0 ⊕ Λ_γ·Δ_A and compares digests; otherwise a flipped Λ would make
-    /// her next message depend on a mask share). Then every wire's Λ follows
-    /// by XOR: each AND's Λ_α, Λ_β into in_lambda_, and the outputs'.
-    void check_evaluator(net::channel& ch, const material& m) {
+    /// Step 4, Alice: Bob's Λ_γ must be backed by his labels (she compares his
+    /// random combination of them with hers of L_γ0 ⊕ Λ_γ·Δ_A; otherwise a
+    /// flipped Λ would make her next message depend on a mask share). Then
+    /// every wire's Λ follows by XOR: each AND's Λ_α, Λ_β into in_lambda_, and
+    /// the outputs'. Returns the seeds of both checks.
+    check_seeds check_evaluator(net::channel& ch, const material& m) {
         const plan& p = *m.p;
         const circuit_data& d = p.c.data();
         gamma_.resize(p.ands);
         packed_.resize((p.ands + 7) / 8);
         ch.recv(packed_.data(), packed_.size());
         for (std::size_t k = 0; k < p.ands; ++k) gamma_[k] = static_cast<std::uint8_t>((packed_[k / 8] >> (k % 8)) & 1);
-        const digest theirs = ch.recv_value<digest>();
+        const block theirs = ch.recv_value<block>();
+        const check_seeds seeds = seeds_of(m);
         const block delta = auth_.delta();
-        and_label_.resize(p.ands);
-        for (std::size_t k = 0; k < p.ands; ++k) and_label_[k] = m.and_label[k] ^ (delta & mask_of(gamma_[k] != 0));
-        const bool backed = detail::same(label_digest(and_label_), theirs);
-        tandem::detail::wipe_all(and_label_);
-        if (!backed) detail::cheated(lambda_step, "the evaluator's masked values are not those of its labels");
+        const block expected = combination(seeds.labels, p.ands, [&](std::size_t k) {
+            return m.and_label[k] ^ (delta & mask_of(gamma_[k] != 0));
+        });
+        if (!tandem::detail::declassified(theirs == expected))
+            detail::cheated(lambda_step, "the evaluator's masked values are not those of its labels");
         slot_lambda_.assign(d.slot_count, 0);
         for (std::uint32_t i = 0; i < d.input_bits; ++i) slot_lambda_[i] = input_lambda_[i];
         in_lambda_.resize(2 * p.ands);
@@ -575,29 +624,43 @@ private:
             }
         }
         output_lambda(d);
+        return seeds;
+    }
+
+    /// The seeds of step 4's random combinations: BLAKE2b of every AND's
+    /// Λ_γ as Bob sent them (packed_) and the execution's first tweak, so χ
+    /// is drawn after Bob fixed his Λs and labels and Alice her garbled
+    /// circuit (Fiat–Shamir; each try of a cheater succeeds with probability
+    /// 2^-128, and saves the round trip of a seed from the verifier).
+    check_seeds seeds_of(const material& m) const {
+        digester h("tandem auth AND check seeds");
+        h.update(&m.tweak, sizeof m.tweak);
+        h.update(packed_.data(), packed_.size());
+        const digest d = h.finish();
+        return {block::load(d.data()), block::load(d.data() + 16)};
     }
 
     /// Step 4, both: every AND must satisfy (Λ_α ⊕ λ_α)(Λ_β ⊕ λ_β) = Λ_γ ⊕
     /// λ_γ, i.e. c_γ = Λ_αΛ_β ⊕ Λ_γ ⊕ Λ_α λ_β ⊕ Λ_β λ_α ⊕ λ_σ ⊕ λ_γ = 0. Alice
-    /// digests the MACs of her shares of every c_γ, Bob his keys of them
-    /// plus his share times Δ_B; the two must agree.
-    digest and_check_digest(const material& m) {
+    /// combines the MACs of her shares of every c_γ, Bob his keys of them plus
+    /// his share times Δ_B (random_combination, χ from `seed`); the two must
+    /// agree, which for a c_γ ≠ 0 needs Δ_B.
+    block and_check_value(const material& m, block seed) {
         const plan& p = *m.p;
         const block delta = auth_.delta();
-        digester h("tandem auth AND check");
-        for (std::size_t k = 0; k < p.ands; ++k) {
+        const bool alice = me_ == party::alice;
+        return combination(seed, p.ands, [&](std::size_t k) {
             const std::uint8_t ca = in_lambda_[2 * k], cb = in_lambda_[2 * k + 1], cg = gamma_[k];
             const bit_share c = add(add(times(ca, get(m.lam_b, k)), times(cb, get(m.lam_a, k))), get(m.rho, k));
-            block v;
-            if (me_ == party::alice) {
-                v = c.mac;
-            } else {
-                const auto share = static_cast<std::uint8_t>((ca & cb) ^ cg ^ c.bit);
-                v = c.key ^ (delta & mask_of(share != 0));
-            }
-            h.update(&v, sizeof v);
-        }
-        return h.finish();
+            if (alice) return c.mac;
+            const auto share = static_cast<std::uint8_t>((ca & cb) ^ cg ^ c.bit);
+            return c.key ^ (delta & mask_of(share != 0));
+        });
+    }
+
+    template <class Value>
+    block combination(block seed, std::size_t n, Value x) {
+        return random_combination(seed, n, x, chi_, rows_);
     }
 
     /// Times the phases of a run and counts the bytes moved in each.
@@ -628,12 +691,6 @@ private:
         std::uint64_t sent0_ = 0, received0_ = 0;
     };
 
-    static digest label_digest(const tandem::detail::big_vector<block>& labels) {
-        digester h("tandem auth evaluator labels");
-        h.update(labels.data(), labels.size() * sizeof(block));
-        return h.finish();
-    }
-
     void send_bits(net::channel& ch, const std::vector<std::uint32_t>& which, const std::vector<std::uint8_t>& bits) {
         packed_.assign((which.size() + 7) / 8, 0);
         for (std::size_t j = 0; j < which.size(); ++j)
@@ -661,6 +718,7 @@ private:
     shares inputs_lam_, fresh_, slot_lam_, opened_;
     tandem::detail::big_vector<block> slot_label_, input_label_, and_label_;
     std::vector<std::uint8_t> packed_, de_, input_lambda_, slot_lambda_, in_lambda_, gamma_, output_lambda_;
+    std::vector<block> chi_, rows_;  // random_combination's scratch
 };
 
 }  // namespace tandem::auth

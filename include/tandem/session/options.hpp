@@ -122,6 +122,6 @@ struct session_options {
 };
 
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 7;
+inline constexpr std::uint32_t protocol_version = 8;
 
 }  // namespace tandem
