@@ -279,6 +279,14 @@ TEST_CASE("cli: keygen, and sealed links with pinned keys or a pre-shared key") 
         CHECK(output_value(ra.out, 0, "alice") == "42");
         CHECK(output_value(rb.out, 0, "bob") == "42");
     }
+    {  // malicious security over sealed links, two processes
+        const auto [ra, rb] = pair_run({"--malicious", "--key", a + ".key", "--peer-key", b + ".pub"},
+                                       {"--malicious", "--key", b + ".key", "--peer-key", a + ".pub"});
+        CHECK(ra.status == 0);
+        CHECK(rb.status == 0);
+        CHECK(output_value(ra.out, 0, "alice") == "42");
+        CHECK(output_value(rb.out, 0, "bob") == "42");
+    }
     {  // mallory answers with her own key where bob pinned alice's
         const auto [ra, rb] = pair_run({"--key", m + ".key", "--peer-key", b + ".pub"},
                                        {"--key", b + ".key", "--peer-key", a + ".pub"});
@@ -427,6 +435,7 @@ TEST_CASE("cli: bad arguments, files and values: one line, exit status 2, nothin
         {{"run", aes_file, "--local", "--stream", "--ipp", "--input", "1", "2"}, "do not go together"},
         {{"run", "add8", "--local", "--port", "9", "--input", "1", "2"}, "drop --host and --port"},
         {{"run", "add8", "--local", "--malicious", "--threads", "2", "--input", "1", "2"}, "drop --threads"},
+        {{"run", "add8", "--party", "alice", "--malicious", "--input", "1"}, "--malicious encrypts its links"},
         {{"stats", "aes128", "--input", "1"}, "--input is an option of run and plain"},
         {{"stats", "no-such-thing"}, "neither a readable file nor a built-in"},
         {{"plain", (dir / "broken.txt").string(), "--input", "1", "2"}, "broken.txt:6: wire 2 is used before it is set"},

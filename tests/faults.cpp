@@ -1,7 +1,10 @@
 // Fault matrix (issue 13, item 6): {kill, freeze, close, flip one byte,
 // truncate} x {handshake, base OT, OT extension, tables, IPP transfer,
 // outputs, streamed segment, IPP in a streamed segment} x {alice, bob} x
-// {1, 2 threads}. Both parties
+// {1, 2 threads}, and in security::malicious (issue 30; threads 1) x
+// {authenticated bits' set-up, AND triples, function-dependent
+// preprocessing, online phase}, each located from the first run's
+// last_run() phase byte counts. Both parties
 // run in this process over in-memory links; one link end of one party is
 // wrapped in a fault_channel that acts once a byte offset of that end's
 // sending (or receiving) stream is reached. Every case must end on both sides
@@ -239,10 +242,11 @@ auto small_circuit() {
                    input<party::bob, u32>);
 }
 
-enum class kind { compiled, ipp, streamed, streamed_ipp };
+enum class kind { compiled, ipp, streamed, streamed_ipp, malicious };
 const char* name_of(kind k) {
     switch (k) {
     case kind::compiled: return "compiled";
+    case kind::malicious: return "compiled, security::malicious";
     case kind::ipp: return "ipp";
     case kind::streamed: return "streamed";
     case kind::streamed_ipp: return "streamed with IPP";
@@ -251,7 +255,23 @@ const char* name_of(kind k) {
 }
 bool uses_ipp(kind k) { return k == kind::ipp || k == kind::streamed_ipp; }
 
-enum class phase { handshake, base_ot, ot_extension, tables, ipp_transfer, outputs, segment, ipp_segment };
+enum class phase {
+    handshake,
+    base_ot,
+    ot_extension,
+    tables,
+    ipp_transfer,
+    outputs,
+    segment,
+    ipp_segment,
+    // security::malicious (threads 1): the authenticator's set-up, the
+    // function-independent preprocessing (triples), the dependent one
+    // (masks, Beaver, tables) and the online phase.
+    auth_setup,
+    triples,
+    dependent,
+    online
+};
 const char* name_of(phase p) {
     switch (p) {
     case phase::handshake: return "handshake";
@@ -262,14 +282,23 @@ const char* name_of(phase p) {
     case phase::outputs: return "outputs";
     case phase::segment: return "streamed segment";
     case phase::ipp_segment: return "IPP in a streamed segment";
+    case phase::auth_setup: return "authenticated bits' set-up";
+    case phase::triples: return "AND triples";
+    case phase::dependent: return "function-dependent preprocessing";
+    case phase::online: return "online phase";
     }
     return "?";
 }
+bool malicious_phase(phase p) { return p >= phase::auth_setup; }
 kind kind_of(phase p) {
     switch (p) {
     case phase::ipp_transfer: return kind::ipp;
     case phase::segment: return kind::streamed;
     case phase::ipp_segment: return kind::streamed_ipp;
+    case phase::auth_setup:
+    case phase::triples:
+    case phase::dependent:
+    case phase::online: return kind::malicious;
     default: return kind::compiled;
     }
 }
@@ -329,6 +358,7 @@ session_options options_for(kind k, std::uint32_t threads) {
     session_options o = with_threads(threads);
     o.timeout = fault_timeout;
     if (uses_ipp(k)) o.ipp = true, o.ipp_min_ands = 1;
+    if (k == kind::malicious) o.security = security::malicious, o.allow_plain_links = true;
     return o;
 }
 
@@ -341,7 +371,7 @@ std::function<void(session&)> body(kind k, party me, std::atomic<bool>& wrong,
     return [k, me, &wrong, after_run](session& s) {
         const programs& P = progs();
         for (int r = 0; r < 2; ++r) {
-            if (k == kind::compiled) {
+            if (k == kind::compiled || k == kind::malicious) {
                 const auto got = me == party::alice ? s.run(P.compiled, P.a) : s.run(P.compiled, P.b);
                 if (got != P.compiled.eval_plain(P.a, P.b)) wrong = true;
             } else if (k == kind::ipp) {
@@ -376,6 +406,7 @@ struct calibration {
     std::uint64_t run_a = 0, run_b = 0;      // ... and when the first run returned
     std::uint64_t bob_world0 = 0;            // IPP: bytes Bob sent on his world's link 0 by the end of run 1
     std::vector<std::uint64_t> segment_ends; // streamed: Alice's main-link bytes written after each segment
+    run_stats first_a, first_b;              // malicious: the first run's phases (bytes each party sent in each)
 };
 
 calibration calibrate(kind k, std::uint32_t threads) {
@@ -404,9 +435,14 @@ calibration calibrate(kind k, std::uint32_t threads) {
     const outcome o = two_party(
         std::move(w), oa, ob,
         record(cal.setup_a,
-               body(k, party::alice, wrong, [&](session& s) { cal.run_a = s.channel().bytes_sent(); })),
+               body(k, party::alice, wrong,
+                    [&](session& s) {
+                        cal.run_a = s.channel().bytes_sent();
+                        cal.first_a = s.last_run();
+                    })),
         record(cal.setup_b, body(k, party::bob, wrong, [&](session& s) {
                    cal.run_b = s.channel().bytes_sent();
+                   cal.first_b = s.last_run();
                    cal.bob_world0 = log_bw->written;
                })));
     rethrow(o);
@@ -478,6 +514,29 @@ target locate(phase ph, party who, std::uint32_t threads, const calibration& cal
         REQUIRE(cal.bob_world0 >= intro + 4096);  // tables of Bob's half of a region, at least
         return {who, threads, alice ? direction::recv : direction::send, intro + (cal.bob_world0 - intro) / 2};
     }
+    // Malicious runs: each party's first run sends, after the run header, the
+    // hash start's toss (counted as dependent), then the independent, the
+    // rest of the dependent and the online phase's bytes, in that order.
+    case phase::auth_setup:
+        REQUIRE(setup > hello_bytes + 4096);  // base OTs and both extensions' set-up
+        return {who, 0, direction::send, hello_bytes + (setup - hello_bytes) / 2};
+    case phase::triples: {
+        const run_stats& r = alice ? cal.first_a : cal.first_b;
+        REQUIRE(r.independent.bytes_sent >= 4096);
+        return {who, 0, direction::send, setup + run_header_bytes + r.independent.bytes_sent / 2};
+    }
+    case phase::dependent: {
+        const run_stats& r = alice ? cal.first_a : cal.first_b;
+        const std::uint64_t end = (alice ? cal.run_a : cal.run_b) - r.online.bytes_sent;
+        REQUIRE(r.dependent.bytes_sent >= 256);
+        REQUIRE(end - r.dependent.bytes_sent >= setup + run_header_bytes + r.independent.bytes_sent);
+        return {who, 0, direction::send, end - r.dependent.bytes_sent / 4};
+    }
+    case phase::online: {
+        const run_stats& r = alice ? cal.first_a : cal.first_b;
+        REQUIRE(r.online.bytes_sent >= 64);
+        return {who, 0, direction::send, (alice ? cal.run_a : cal.run_b) - r.online.bytes_sent / 2};
+    }
     }
     FAIL("unknown phase");
     return {};
@@ -509,13 +568,15 @@ bool settles(std::size_t fds) {
 
 TEST_CASE("faults.matrix") {
     const std::array<fault, 5> faults{fault::kill, fault::freeze, fault::close, fault::flip, fault::truncate};
-    const std::array<phase, 8> phases{phase::handshake,    phase::base_ot, phase::ot_extension, phase::tables,
-                                      phase::ipp_transfer, phase::outputs, phase::segment, phase::ipp_segment};
+    const std::array<phase, 12> phases{phase::handshake,    phase::base_ot,   phase::ot_extension, phase::tables,
+                                       phase::ipp_transfer, phase::outputs,   phase::segment,      phase::ipp_segment,
+                                       phase::auth_setup,   phase::triples,   phase::dependent,    phase::online};
     (void)progs();
     std::size_t cases = 0, flips_correct = 0;
     for (const std::uint32_t threads : {1u, 2u}) {
-        std::array<std::optional<calibration>, 4> cal;
-        for (const kind k : {kind::compiled, kind::ipp, kind::streamed, kind::streamed_ipp}) {
+        std::array<std::optional<calibration>, 5> cal;
+        for (const kind k : {kind::compiled, kind::ipp, kind::streamed, kind::streamed_ipp, kind::malicious}) {
+            if (k == kind::malicious && threads > 1) continue;  // malicious sessions run one thread for now
             INFO("calibrating " << name_of(k) << ", threads " << threads);
             cal[static_cast<int>(k)] = calibrate(k, threads);
         }
@@ -525,6 +586,7 @@ TEST_CASE("faults.matrix") {
         for (const phase ph : phases)
             for (const party who : {party::alice, party::bob})
                 for (const fault f : faults) {
+                    if (malicious_phase(ph) && threads > 1) continue;
                     const kind k = kind_of(ph);
                     const target t = locate(ph, who, threads, *cal[static_cast<int>(k)]);
                     std::ostringstream what;

@@ -1,9 +1,11 @@
 // Sessions with session_options::security = security::malicious (authenticated
 // garbling, auth/garble.hpp) between two threads over in-memory links: typed,
 // untyped and batched runs equal plaintext mode for every choice of who
-// learns the output, prepared ahead or not; the handshake refuses a peer of the other mode; the
-// settings malicious mode does not run yet are refused before anything is
-// sent; and a link altered at any byte of a run never yields a wrong output.
+// learns the output, prepared ahead or not, over plain or sealed links; the
+// handshake refuses a peer of the other mode; the settings malicious mode
+// does not run yet, and plain links not asked for, are refused before
+// anything is sent; and a link altered at any byte of a run never yields a
+// wrong output.
 #include "exception_text.hpp"
 #include "hex_bits.hpp"
 #include "laws.hpp"
@@ -30,6 +32,7 @@ namespace {
 session_options malicious_options(std::uint64_t seed = 0) {
     session_options o;
     o.security = security::malicious;
+    o.allow_plain_links = true;  // the tests alter the protocol's own bytes (sealed links: malicious.sealed_links)
     o.timeout = 10s;
     if (seed) o.insecure_seed = seed;
     return o;
@@ -220,6 +223,34 @@ TEST_CASE("malicious.prepare_calls_must_match") {
     CHECK(got == std::tuple<std::int16_t, bool>{19, true});
 }
 
+TEST_CASE("malicious.sealed_links") {
+    // The default a user gets: malicious sessions over encrypted,
+    // authenticated links (a pre-shared key here), equal to plaintext; and a
+    // peer with another key is a security_error before any input is used.
+    const auto c = products();
+    const auto key = net::link_credentials::pre_shared(net::pre_shared_key::generate());
+    const auto other = net::link_credentials::pre_shared(net::pre_shared_key::generate());
+    session_options oa, ob;
+    oa.security = ob.security = security::malicious;
+    oa.timeout = ob.timeout = 10s;
+    oa.encrypt_links = ob.encrypt_links = key;
+    std::optional<std::tuple<std::int16_t, bool>> a_got, b_got;
+    test::rethrow(pair_of(
+        oa, ob,
+        [&](session& s) {
+            CHECK(s.channel().name().find("Noise") != std::string::npos);
+            a_got = s.run(c, std::int16_t{-21}, std::int16_t{8});
+        },
+        [&](session& s) { b_got = s.run(c, std::int16_t{6}); }));
+    CHECK(a_got == c.eval_plain(std::int16_t{-21}, std::int16_t{6}, std::int16_t{8}));
+    CHECK(b_got == a_got);
+    ob.encrypt_links = other;
+    const test::outcome o = pair_of(oa, ob, [&](session& s) { (void)s.run(c, std::int16_t{1}, std::int16_t{2}); },
+                                    [&](session& s) { (void)s.run(c, std::int16_t{3}); });
+    CHECK_THROWS_AS(std::rethrow_exception(o.alice), security_error);
+    CHECK_THROWS_AS(std::rethrow_exception(o.bob), security_error);
+}
+
 TEST_CASE("malicious.handshake_refuses_a_semi_honest_peer") {
     session_options semi;
     semi.timeout = 10s;
@@ -236,10 +267,18 @@ TEST_CASE("malicious.settings_it_does_not_run_are_refused") {
     threads.threads = 2;
     session_options ipp = malicious_options();
     ipp.ipp = true;
-    for (const session_options& o : {threads, ipp}) {
+    session_options unsealed = malicious_options();
+    unsealed.allow_plain_links = false;
+    for (const session_options& o : {threads, ipp, unsealed}) {
         auto [a, b] = net::memory_pair();
         CHECK_THROWS_AS(session(party::alice, std::move(a), o, [] { return std::unique_ptr<net::channel>(); }),
                         usage_error);
+    }
+    {
+        auto [a, b] = net::memory_pair();
+        const std::string why = error_of([&] { session(party::bob, std::move(b), unsealed); });
+        CHECK(why.find("session_options::encrypt_links") != std::string::npos);
+        CHECK(why.find("allow_plain_links") != std::string::npos);
     }
     // A streamed run is refused before anything is sent: the session stays usable.
     const auto c = products();

@@ -43,6 +43,8 @@
 // is one run of authenticated garbling (auth/garble.hpp) after the same run
 // header: a peer that deviates is caught with security_error before any
 // output is opened; last_run() reports the preprocessing and online phases.
+// Such a session needs sealed links (session_options::encrypt_links) or an
+// explicit allow_plain_links.
 //
 // Security: semi-honest by default, malicious as above (docs/DESIGN.md §9). A session is used by one thread at a
 // time. A failed run closes the connection at once (so the peer fails too,

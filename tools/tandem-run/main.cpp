@@ -204,6 +204,7 @@ run_report run_party(const options& o, program& p, tandem::session& s, const std
 tandem::session_options session_options(const options& o, tandem::party me, const progress_line& progress) {
     tandem::session_options so = o.session;
     if (o.stream) so.progress = progress.callback(me);
+    if (o.local || o.quiet_setup) so.allow_plain_links = true;  // --local: both parties on this host
     if (!o.psk_file.empty())
         so.encrypt_links = tandem::net::link_credentials::pre_shared(tandem::net::load_pre_shared_key(o.psk_file));
     else if (!o.key_file.empty())

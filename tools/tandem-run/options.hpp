@@ -115,7 +115,10 @@ inline std::string command_help(const std::string& command) {
                    "                      60000)\n"
                    "  --malicious         security against a malicious peer (authenticated garbling): a peer\n"
                    "                      that deviates is caught before any output (both parties alike; one\n"
-                   "                      thread, no --ipp or --stream yet)\n"
+                   "                      thread, no --ipp or --stream yet). Needs sealed links (--key or\n"
+                   "                      --psk) or --plain-links; --local runs on one host and needs neither\n"
+                   "  --plain-links       with --malicious: plain TCP links, for a path protected otherwise\n"
+                   "                      (a VPN, an SSH tunnel)\n"
                    "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; both parties alike)\n"
                    "  --key FILE          encrypt and authenticate every link (Noise KK): this party's secret key\n"
                    "                      (tandem-run keygen); needs --peer-key\n"
@@ -295,6 +298,9 @@ inline options parse(int argc, char** argv) {
         } else if (a == "--psk") {
             for_run();
             o.psk_file = value();
+        } else if (a == "--plain-links") {
+            for_run();
+            o.session.allow_plain_links = true;
         } else if (a == "--pre-shared") {
             if (o.command != "keygen") throw bad_argument("--pre-shared is an option of keygen, not of '" + o.command + "'");
             o.pre_shared = true;
@@ -337,6 +343,10 @@ inline options parse(int argc, char** argv) {
         if (o.session.security == tandem::security::malicious && (o.stream || o.session.ipp || o.session.threads > 1))
             throw bad_argument(std::string("--malicious runs compiled circuits on one thread for now; drop ") +
                                (o.stream ? "--stream" : o.session.ipp ? "--ipp" : "--threads"));
+        if (o.session.security == tandem::security::malicious && o.key_file.empty() && o.psk_file.empty() &&
+            !o.local && !o.quiet_setup && !o.session.allow_plain_links)
+            throw bad_argument("--malicious encrypts its links: give --key FILE --peer-key FILE or --psk FILE "
+                               "(tandem-run keygen), or --plain-links where the path is protected otherwise");
         if (o.stream && o.session.ipp)
             throw bad_argument("--stream and --ipp do not go together: IPP splits parallel regions between the "
                                "parties, and a Bristol file read gate by gate has none; drop one");

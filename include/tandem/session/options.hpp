@@ -73,9 +73,10 @@ struct session_options {
     /// protocol learns nothing beyond the output. malicious: authenticated
     /// garbling (auth/garble.hpp, docs/DESIGN.md §9.2) — a peer that deviates
     /// in any way is caught with a security_error before any output, and
-    /// never learns more or changes the answer. For now malicious sessions
-    /// run compiled circuits and batches with threads = 1 and without IPP;
-    /// other settings and streamed runs are a usage_error saying so.
+    /// never learns more or changes the answer. Malicious sessions encrypt
+    /// their links: they need encrypt_links, or allow_plain_links. For now
+    /// they run compiled circuits and batches with threads = 1 and without
+    /// IPP; other settings and streamed runs are a usage_error saying so.
     tandem::security security = tandem::security::semi_honest;
     /// Workers per party: each runs its share of every parallel region (and
     /// of wide levels, FGP) on a thread and a TCP connection of its own
@@ -113,6 +114,13 @@ struct session_options {
     /// protocol_error if one party does not encrypt or uses the other kind
     /// of credentials, a security_error if a key does not match.
     std::optional<net::link_credentials> encrypt_links;
+    /// security::malicious protects against the peer, not against whoever
+    /// sits on the path between the parties, so a malicious session without
+    /// encrypt_links is a usage_error unless this is set: plain TCP, for paths
+    /// protected otherwise (one host, a VPN, an SSH tunnel). Semi-honest
+    /// sessions ignore it. Not checked with the peer (the handshake compares
+    /// encrypt_links itself).
+    bool allow_plain_links = false;
     /// INSECURE — for tests only. Derives all of this party's randomness (Δ,
     /// labels, hash keys, the base OTs' secret scalars) from this seed, so a
     /// failing two-party test replays byte for byte. Anyone who knows the

@@ -62,6 +62,11 @@ struct session_state {
         if (security == tandem::security::malicious && threads > 1)
             throw usage_error("session: security::malicious runs on one thread for now; set session_options::threads "
                               "to 1 (authenticated garbling of parallel regions on several workers is not built yet)");
+        if (security == tandem::security::malicious && !link_credentials && !o.allow_plain_links)
+            throw usage_error("session: security::malicious encrypts its links, and needs their credentials: set "
+                              "session_options::encrypt_links alike on both sides (pinned key pairs or a pre-shared key; "
+                              "tandem-run --key/--peer-key or --psk), or allow_plain_links = true where the path is "
+                              "protected otherwise (one host, a VPN)");
         if (security == tandem::security::malicious && ipp)
             throw usage_error("session: inter-party parallelization (session_options::ipp) does not apply to "
                               "security::malicious: authenticated garbling already keeps both parties' cores and both "
