@@ -3,7 +3,9 @@
 // has two or more (docs/BENCH.md). This process is Alice (the COT sender, Δ);
 // it starts a copy of itself as Bob and prints the figures.
 //
-//   bench_malicious [--case cot|triples|aes|seal|all] [--ot NAME[,security]] [--reps N] [--quick] [--json]
+//   bench_malicious [--case cot|triples|aes|seal|all] [--ot NAME[,security]] [--seal] [--reps N] [--quick] [--json]
+// --seal runs the two-party cases over a sealed link (a pre-shared key), as
+// malicious sessions have it by default.
 //
 // Cases:
 //   cot   correlated OTs per second of each extension: IKNP (semi-honest),
@@ -68,6 +70,16 @@ struct config {
     bool is_bob = false;
     std::uint16_t port = 0;
     std::string only;  // --ot: one extension ("name" or "name,security")
+    bool seal = false;  // --seal: the link sealed (Noise NNpsk0), as malicious sessions have it by default
+    session_options session() const {
+        session_options o;
+        if (seal) {  // a fixed key: both processes know it, nobody else is measured
+            net::key_bytes k{};
+            k[0] = 30;
+            o.encrypt_links = net::link_credentials::pre_shared(net::pre_shared_key(k));
+        }
+        return o;
+    }
 };
 
 double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
@@ -521,6 +533,9 @@ int main(int argc, char** argv) {
         } else if (a == "--ot" && i + 1 < argc) {
             c.only = argv[++i];
             passthrough.insert(passthrough.end(), {"--ot", c.only});
+        } else if (a == "--seal") {
+            c.seal = true;
+            passthrough.push_back(a);
         } else if (a == "--bob-port" && i + 1 < argc) {
             c.is_bob = true;
             c.port = static_cast<std::uint16_t>(std::stoi(argv[++i]));
@@ -534,7 +549,8 @@ int main(int argc, char** argv) {
         std::cerr << "bench_malicious: unknown --case " << c.which << " (cot, triples, aes, seal or all)\n";
         return 2;
     }
-    c.opt = bench::parse(static_cast<int>(common.size()), common.data(), "bench_malicious [--case cot|triples|aes|seal|all]");
+    c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
+                         "bench_malicious [--case cot|triples|aes|seal|all] [--seal]");
     if (!c.is_bob && (c.which == "seal" || c.which == "all")) {
         pin_to_core(0);
         if (const int status = bench_seal(c); status != 0 || c.which == "seal") return status;
@@ -542,7 +558,7 @@ int main(int argc, char** argv) {
     try {
         if (c.is_bob) {
             pin_to_core(1);
-            return party_main(c, session::connect(party::bob, "127.0.0.1", c.port));
+            return party_main(c, session::connect(party::bob, "127.0.0.1", c.port, c.session()));
         }
         net::tcp_listener listener(0, "127.0.0.1");
         std::vector<std::string> args{argv[0], "--bob-port", std::to_string(listener.port())};
@@ -551,9 +567,10 @@ int main(int argc, char** argv) {
         pin_to_core(0);
         if (!c.opt.json)
             std::printf("bench_malicious: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), AES "
-                        "kernels %s\n",
-                        std::thread::hardware_concurrency(), tandem::to_string(tandem::active_aes_isa()));
-        const int status = party_main(c, session::accept(party::alice, listener));
+                        "kernels %s%s\n",
+                        std::thread::hardware_concurrency(), tandem::to_string(tandem::active_aes_isa()),
+                        c.seal ? ", sealed link (Noise NNpsk0)" : "");
+        const int status = party_main(c, session::accept(party::alice, listener, c.session()));
         const bool bob_ok = bench::wait_ok(bob);
         return status != 0 ? status : bob_ok ? 0 : 1;
     } catch (const tandem::error& e) {
