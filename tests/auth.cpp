@@ -527,6 +527,40 @@ TEST_CASE("auth.prepared_executions_equal_plaintext") {
     }
 }
 
+TEST_CASE("auth.an_execution_larger_than_a_batch_equals_plaintext") {
+    // An execution with more ANDs than a batch takes its triples in even
+    // chunks (here 4 of about a quarter each), run alone and prepared.
+    using V = secure_uint<8>;
+    const circuit<> c = compile([](V a, V b, V x) { return std::tuple{a * b + x, a < b}; }, input<party::alice, V>,
+                                input<party::bob, V>, input<party::alice, V>);
+    const std::size_t ands = and_count(c);
+    REQUIRE(ands >= 16);
+    std::mt19937_64 rng(81);
+    std::vector<std::vector<std::vector<bool>>> sets;
+    for (int k = 0; k < 3; ++k) sets.push_back(test::random_inputs(c, rng));
+    std::vector<std::vector<std::uint8_t>> got[2];
+    auto side = [&](party me, block delta) {
+        return [&, me, delta](net::channel& ch) {
+            const int p = me == party::alice ? 0 : 1;
+            prg r(block(p + 5, 81));
+            auth::authenticator auth(ch, me, delta, r);
+            auth::triple_maker maker(ch, auth, r);
+            auth::garbler_evaluator ge(auth, maker, r, ands / 4 + 1);
+            got[p].push_back(*ge.run(ch, c, bits_of(c, sets[0], me)));
+            ge.prepare(ch, c, 2);
+            for (std::size_t k = 1; k < sets.size(); ++k) got[p].push_back(*ge.run(ch, c, bits_of(c, sets[k], me)));
+        };
+    };
+    run_pair(side(party::alice, alice_delta), side(party::bob, bob_delta));
+    for (int p = 0; p < 2; ++p) {
+        REQUIRE(got[p].size() == sets.size());
+        for (std::size_t k = 0; k < sets.size(); ++k) {
+            INFO("party " << p << ", execution " << k);
+            CHECK(got[p][k] == flat_bits(eval_plain_bits(c, sets[k])));
+        }
+    }
+}
+
 TEST_CASE("auth.garbled_aes_meets_fips_197") {
     // FIPS-197 appendix B: key 2b7e1516…, plaintext 3243f6a8… → 3925841d…
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");

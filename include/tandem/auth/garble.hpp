@@ -103,6 +103,15 @@ public:
     garbler_evaluator(authenticator& auth, triple_maker& maker, prg& rng,
                       std::size_t batch_ands = default_batch_ands)
         : auth_(auth), maker_(maker), rng_(rng), batch_ands_(std::max<std::size_t>(batch_ands, 1)) {}
+    garbler_evaluator(const garbler_evaluator&) = delete;
+    garbler_evaluator& operator=(const garbler_evaluator&) = delete;
+    /// Wipes the label scratch (the share arrays wipe themselves), also
+    /// where a run ended in an exception before its own wipes.
+    ~garbler_evaluator() {
+        tandem::detail::wipe_all(slot_label_);
+        tandem::detail::wipe_all(input_label_);
+        tandem::detail::wipe_all(and_label_);
+    }
 
     /// Prepares `runs` executions of c (regions are flattened): the random
     /// authenticated bits and triples, the masks, Beaver, the garbled
@@ -269,8 +278,28 @@ private:
     /// bits for the input wires' and AND outputs' masks, and the AND triples.
     void independent(net::channel& ch, const plan& p, std::size_t r) {
         auth_.random(ch, r * p.c.data().input_bits, inputs_lam_);
-        auth_.random(ch, r * p.ands, fresh_);
-        if (p.ands > 0) maker_.make(ch, r * p.ands, triples_);
+        const std::size_t wanted = r * p.ands;
+        auth_.random(ch, wanted, fresh_);
+        if (wanted <= batch_ands_) {
+            if (wanted > 0) maker_.make(ch, wanted, triples_);
+            return;
+        }
+        // One execution larger than a batch: its triples in even chunks of at
+        // most a batch, so the triple maker's scratch (~350 B per triple) is
+        // the same memory chunk after chunk instead of fresh pages for all.
+        const std::size_t chunks = (wanted + batch_ands_ - 1) / batch_ands_;
+        triples_.resize(wanted);
+        for (std::size_t c = 0, first = 0; c < chunks; ++c) {
+            const std::size_t n = wanted / chunks + (c < wanted % chunks ? 1 : 0);
+            maker_.make(ch, n, chunk_);
+            for (auto [to, from] : {std::pair{&triples_.x, &chunk_.x}, {&triples_.y, &chunk_.y}, {&triples_.z, &chunk_.z}}) {
+                std::copy_n(from->bit.data(), n, to->bit.data() + first);
+                std::copy_n(from->mac.data(), n, to->mac.data() + first);
+                std::copy_n(from->key.data(), n, to->key.data() + first);
+            }
+            first += n;
+        }
+        chunk_.wipe();
     }
 
     /// Function-dependent preprocessing for r executions, on the batch the
@@ -714,7 +743,7 @@ private:
     std::uint64_t next_tweak_ = 0;
     std::map<circuit_key, std::deque<material>> prepared_;
     // Scratch of one batch or one online phase.
-    triples triples_;
+    triples triples_, chunk_;
     shares inputs_lam_, fresh_, slot_lam_, opened_;
     tandem::detail::big_vector<block> slot_label_, input_label_, and_label_;
     std::vector<std::uint8_t> packed_, de_, input_lambda_, slot_lambda_, in_lambda_, gamma_, output_lambda_;
