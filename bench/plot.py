@@ -22,8 +22,12 @@ into DIR, each only when its data is present (otherwise one line on stderr):
                      (paper 001 Fig. 7)
   ipp.png            bench_ipp: raw Yao against IPP per link and application
   scale.png          bench_scale: peak RSS and time against circuit size
+  malicious.png      bench_malicious (aes, sha256, cot) beside bench_two_party's
+                     aes: ms per AES-128 (one execution; prepared: offline +
+                     online), bytes per AND, M COT/s per extension
 
-Lines from benchmarks without a plot (bench_two_party, ...) are ignored. A
+Lines from benchmarks without a plot of their own (bench_lib, ...) are
+ignored; bench_two_party's aes line is drawn in malicious.png. A
 file that cannot be read, or a line that is not a benchmark's JSON object,
 ends the script with one line on stderr and exit status 2 (no matplotlib: 1).
 
@@ -405,9 +409,102 @@ def plot_scale(plt, records, out):
                 "Two-party jobs as they grow: memory and time (bench_scale)"), None
 
 
+AES_ANDS = 6400  # the Bristol AES-128 circuit both benchmarks run
+
+
+def plot_malicious(plt, records, out):
+    mal = [r for r in records if r["bench"] == "malicious"]
+    single = latest([r for r in mal if r["case"] == "aes_single" and number(r, "seconds") is not None],
+                    lambda r: r["case"])
+    amortised = latest([r for r in mal if r["case"] == "aes_amortised"
+                        and number(r, "offline_seconds_per_aes") is not None], lambda r: r["case"])
+    chain = latest([r for r in mal if r["case"] == "sha256_chain" and number(r, "and_gates")], lambda r: r["case"])
+    cots = latest([r for r in mal if r["case"] == "cot" and number(r, "cot_per_s") is not None],
+                  lambda r: (r.get("extension"), r.get("security")))
+    semi = latest([r for r in records if r["bench"] == "two_party" and r["case"] == "aes"
+                   and number(r, "seconds") is not None and number(r, "runs")], lambda r: (r["case"], r.get("hash")))
+    if not (single or amortised or cots):
+        return None, "no bench_malicious aes or cot lines"
+    rows = single + amortised + chain + cots + semi
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.4))
+
+    # AES-128: milliseconds per execution, semi-honest beside malicious.
+    ax = axes[0]
+    bars = []  # (label, [(value, part, colour)])
+    for r in semi[-1:]:
+        bars.append(("semi-honest\n(Yao, online)", [(number(r, "seconds") / number(r, "runs") * 1e3, "", "tab:gray")]))
+    for r in single:
+        bars.append(("malicious,\none execution", [(number(r, "seconds") * 1e3, "", "tab:red")]))
+    for r in amortised:
+        n = int(number(r, "executions") or 0)
+        bars.append((f"malicious,\n{n} prepared", [(number(r, "offline_seconds_per_aes") * 1e3, "offline", "tab:orange"),
+                                                  (number(r, "online_seconds_per_aes") * 1e3, "online", "tab:green")]))
+    seen = set()
+    for i, (_, parts) in enumerate(bars):
+        bottom = 0.0
+        for value, part, colour in parts:
+            ax.bar(i, value, 0.6, bottom=bottom, color=colour, label=part if part and part not in seen else None)
+            seen.add(part)
+            bottom += value
+        ax.text(i, bottom, f"{bottom:.2f}", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(bars)))
+    ax.set_xticklabels([b[0] for b in bars], fontsize=8)
+    ax.set_ylabel("ms per AES-128, slower party", fontsize=8)
+    ax.set_title("AES-128 (6,400 ANDs)", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    if seen - {""}:
+        ax.legend(fontsize=7, loc="upper left")
+
+    # Bytes on the wire per AND, both directions together.
+    ax = axes[1]
+    wire = []
+    for r in semi[-1:]:
+        wire.append(("semi-honest\nAES", (number(r, "bytes_alice") + number(r, "bytes_bob")) / number(r, "and_gates"),
+                     "tab:gray"))
+    for r in single:
+        wire.append(("malicious AES,\none", (number(r, "bytes_alice") + number(r, "bytes_bob")) / AES_ANDS, "tab:red"))
+    for r in amortised:
+        total = sum(number(r, k) or 0 for k in ("offline_bytes_alice_per_aes", "offline_bytes_bob_per_aes",
+                                                "online_bytes_alice_per_aes", "online_bytes_bob_per_aes"))
+        wire.append(("malicious AES,\nprepared", total / AES_ANDS, "tab:orange"))
+    for r in chain:
+        wire.append(("malicious\nSHA-256 chain", (number(r, "bytes_alice") + number(r, "bytes_bob")) / number(r, "and_gates"),
+                     "tab:purple"))
+    for i, (_, v, colour) in enumerate(wire):
+        ax.bar(i, v, 0.6, color=colour)
+        ax.text(i, v, f"{v:.0f}", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(wire)))
+    ax.set_xticklabels([w[0] for w in wire], fontsize=8)
+    ax.set_ylabel("bytes per AND, both directions", fontsize=8)
+    ax.set_title("Communication", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+
+    # Correlated OTs per second of each extension, semi-honest and malicious.
+    ax = axes[2]
+    names = list(dict.fromkeys(r.get("extension", "?") for r in cots))
+    for k, (sec, colour) in enumerate((("semi-honest", "tab:gray"), ("malicious", "tab:red"))):
+        xs, ys = [], []
+        for i, e in enumerate(names):
+            for r in cots:
+                if r.get("extension") == e and r.get("security") == sec:
+                    xs.append(i - 0.2 + 0.4 * k)
+                    ys.append(number(r, "cot_per_s") / 1e6)
+        if xs:
+            ax.bar(xs, ys, 0.4, color=colour, label=sec)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylabel("M COT/s, slower party", fontsize=8)
+    ax.set_title("COT extensions", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    if names:
+        ax.legend(fontsize=7, loc="upper right")
+    return save(plt, fig, rows, out, "malicious.png",
+                "Malicious security beside semi-honest (bench_malicious, bench_two_party)"), None
+
+
 PLOTS = [("garble.png", plot_garble), ("cgp_offline.png", plot_cgp_offline), ("cgp_online.png", plot_cgp_online),
          ("fgp_tau.png", plot_tau), ("level_widths.png", plot_level_widths), ("ipp.png", plot_ipp),
-         ("scale.png", plot_scale)]
+         ("scale.png", plot_scale), ("malicious.png", plot_malicious)]
 
 
 def main(argv):

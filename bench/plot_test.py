@@ -62,6 +62,8 @@ def mode_bench(args):
         "cgp": ["bench_cgp", "--quick", "--json", "--csv", levels_csv],  # levels, offline, tau, online
         "ipp": ["bench_ipp", "--quick", "--json", "--case", "compute"],
         "scale": ["bench_scale", "--quick", "--json"],
+        "malicious": ["bench_malicious", "--quick", "--json", "--case", "aes"],
+        "two_party": ["bench_two_party", "--quick", "--json", "--case", "aes"],
     }
     outputs = []
     for name, cmd in runs.items():
@@ -87,7 +89,7 @@ def mode_bench(args):
     status, stdout, stderr = plot(outputs, png)
     check(status == 0, f"plot.py over the benchmarks' output: status {status} {stderr.strip()}")
     check_pngs(png, ["garble.png", "cgp_offline.png", "cgp_online.png", "fgp_tau.png", "level_widths.png",
-                     "ipp.png", "scale.png"])
+                     "ipp.png", "scale.png", "malicious.png"])
     check(stderr.strip() == "", f"no plot skipped: {stderr.strip()!r}")
     csv_png = os.path.join(args.work, "png_csv")
     status, _, stderr = plot([levels_csv], csv_png)
@@ -115,7 +117,7 @@ def mode_recorded(args):
     status, stdout, stderr = plot(files, out)
     check(status == 0, f"plot.py over bench/results: status {status}")
     check_pngs(out, ["garble.png", "cgp_offline.png", "cgp_online.png", "fgp_tau.png", "level_widths.png", "ipp.png",
-                     "scale.png"])
+                     "scale.png", "malicious.png"])
     skipped = [l for l in stderr.splitlines() if l.strip()]
     check(skipped == [], f"every recorded figure plotted, none skipped: {skipped}")
 
