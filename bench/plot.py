@@ -412,6 +412,20 @@ def plot_scale(plt, records, out):
 AES_ANDS = 6400  # the Bristol AES-128 circuit both benchmarks run
 
 
+def bar_axis(ax, labels, ylabel, title):
+    """Category labels, y label, title and grid of one bar panel."""
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+
+
+def both_ways(r):
+    """Bytes sent by both parties."""
+    return number(r, "bytes_alice") + number(r, "bytes_bob")
+
+
 def plot_malicious(plt, records, out):
     mal = [r for r in records if r["bench"] == "malicious"]
     single = latest([r for r in mal if r["case"] == "aes_single" and number(r, "seconds") is not None],
@@ -447,11 +461,7 @@ def plot_malicious(plt, records, out):
             seen.add(part)
             bottom += value
         ax.text(i, bottom, f"{bottom:.2f}", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(bars)))
-    ax.set_xticklabels([b[0] for b in bars], fontsize=8)
-    ax.set_ylabel("ms per AES-128, slower party", fontsize=8)
-    ax.set_title("AES-128 (6,400 ANDs)", fontsize=9)
-    ax.grid(axis="y", alpha=0.3)
+    bar_axis(ax, [b[0] for b in bars], "ms per AES-128, slower party", "AES-128 (6,400 ANDs)")
     if seen - {""}:
         ax.legend(fontsize=7, loc="upper left")
 
@@ -459,25 +469,19 @@ def plot_malicious(plt, records, out):
     ax = axes[1]
     wire = []
     for r in semi[-1:]:
-        wire.append(("semi-honest\nAES", (number(r, "bytes_alice") + number(r, "bytes_bob")) / number(r, "and_gates"),
-                     "tab:gray"))
+        wire.append(("semi-honest\nAES", both_ways(r) / number(r, "and_gates"), "tab:gray"))
     for r in single:
-        wire.append(("malicious AES,\none", (number(r, "bytes_alice") + number(r, "bytes_bob")) / AES_ANDS, "tab:red"))
+        wire.append(("malicious AES,\none", both_ways(r) / AES_ANDS, "tab:red"))
     for r in amortised:
         total = sum(number(r, k) or 0 for k in ("offline_bytes_alice_per_aes", "offline_bytes_bob_per_aes",
                                                 "online_bytes_alice_per_aes", "online_bytes_bob_per_aes"))
         wire.append(("malicious AES,\nprepared", total / AES_ANDS, "tab:orange"))
     for r in chain:
-        wire.append(("malicious\nSHA-256 chain", (number(r, "bytes_alice") + number(r, "bytes_bob")) / number(r, "and_gates"),
-                     "tab:purple"))
+        wire.append(("malicious\nSHA-256 chain", both_ways(r) / number(r, "and_gates"), "tab:purple"))
     for i, (_, v, colour) in enumerate(wire):
         ax.bar(i, v, 0.6, color=colour)
         ax.text(i, v, f"{v:.0f}", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(wire)))
-    ax.set_xticklabels([w[0] for w in wire], fontsize=8)
-    ax.set_ylabel("bytes per AND, both directions", fontsize=8)
-    ax.set_title("Communication", fontsize=9)
-    ax.grid(axis="y", alpha=0.3)
+    bar_axis(ax, [w[0] for w in wire], "bytes per AND, both directions", "Communication")
 
     # Correlated OTs per second of each extension, semi-honest and malicious.
     ax = axes[2]
@@ -491,11 +495,7 @@ def plot_malicious(plt, records, out):
                     ys.append(number(r, "cot_per_s") / 1e6)
         if xs:
             ax.bar(xs, ys, 0.4, color=colour, label=sec)
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, fontsize=8)
-    ax.set_ylabel("M COT/s, slower party", fontsize=8)
-    ax.set_title("COT extensions", fontsize=9)
-    ax.grid(axis="y", alpha=0.3)
+    bar_axis(ax, names, "M COT/s, slower party", "COT extensions")
     if names:
         ax.legend(fontsize=7, loc="upper right")
     return save(plt, fig, rows, out, "malicious.png",

@@ -401,6 +401,25 @@ std::vector<std::uint8_t> bits_of(const circuit<>& c, const std::vector<std::vec
     return out;
 }
 
+/// A small circuit with three inputs and two outputs, for the prepare tests.
+circuit<> products_and_less() {
+    using V = secure_uint<8>;
+    return compile([](V a, V b, V x) { return std::tuple{a * b + x, a < b}; }, input<party::alice, V>,
+                   input<party::bob, V>, input<party::alice, V>);
+}
+
+/// Each party's k-th output equals plaintext on sets[k].
+void check_equal_plaintext(const circuit<>& c, const std::vector<std::vector<std::vector<bool>>>& sets,
+                           const std::vector<std::vector<std::uint8_t>> (&got)[2]) {
+    for (int p = 0; p < 2; ++p) {
+        REQUIRE(got[p].size() == sets.size());
+        for (std::size_t k = 0; k < sets.size(); ++k) {
+            INFO("party " << p << ", execution " << k);
+            CHECK(got[p][k] == flat_bits(eval_plain_bits(c, sets[k])));
+        }
+    }
+}
+
 std::size_t and_count(const circuit<>& c) {
     std::size_t n = 0;
     for (const gate& g : flatten(c).data().gates) n += g.kind == gate_kind::and_gate;
@@ -493,9 +512,7 @@ TEST_CASE("auth.prepared_executions_equal_plaintext") {
     // prepare() in batches smaller than the request (7 executions in batches
     // of 4 and 3 at 3 executions' ANDs per batch), then run() each: every
     // execution equals plaintext and the tweaks stay apart across batches.
-    using V = secure_uint<8>;
-    const circuit<> c = compile([](V a, V b, V x) { return std::tuple{a * b + x, a < b}; }, input<party::alice, V>,
-                                input<party::bob, V>, input<party::alice, V>);
+    const circuit<> c = products_and_less();
     const std::size_t ands = and_count(c);
     std::mt19937_64 rng(80);
     std::vector<std::vector<std::vector<bool>>> sets;
@@ -519,20 +536,14 @@ TEST_CASE("auth.prepared_executions_equal_plaintext") {
     for (int p = 0; p < 2; ++p) {
         CHECK(left[p][0] == 7);
         CHECK(left[p][1] == 0);
-        REQUIRE(got[p].size() == sets.size());
-        for (std::size_t k = 0; k < sets.size(); ++k) {
-            INFO("party " << p << ", execution " << k);
-            CHECK(got[p][k] == flat_bits(eval_plain_bits(c, sets[k])));
-        }
     }
+    check_equal_plaintext(c, sets, got);
 }
 
 TEST_CASE("auth.an_execution_larger_than_a_batch_equals_plaintext") {
     // An execution with more ANDs than a batch takes its triples in even
     // chunks (here 4 of about a quarter each), run alone and prepared.
-    using V = secure_uint<8>;
-    const circuit<> c = compile([](V a, V b, V x) { return std::tuple{a * b + x, a < b}; }, input<party::alice, V>,
-                                input<party::bob, V>, input<party::alice, V>);
+    const circuit<> c = products_and_less();
     const std::size_t ands = and_count(c);
     REQUIRE(ands >= 16);
     std::mt19937_64 rng(81);
@@ -552,13 +563,7 @@ TEST_CASE("auth.an_execution_larger_than_a_batch_equals_plaintext") {
         };
     };
     run_pair(side(party::alice, alice_delta), side(party::bob, bob_delta));
-    for (int p = 0; p < 2; ++p) {
-        REQUIRE(got[p].size() == sets.size());
-        for (std::size_t k = 0; k < sets.size(); ++k) {
-            INFO("party " << p << ", execution " << k);
-            CHECK(got[p][k] == flat_bits(eval_plain_bits(c, sets[k])));
-        }
-    }
+    check_equal_plaintext(c, sets, got);
 }
 
 TEST_CASE("auth.garbled_aes_meets_fips_197") {
