@@ -3,7 +3,8 @@
 // has two or more (docs/BENCH.md). This process is Alice (the COT sender, Δ);
 // it starts a copy of itself as Bob and prints the figures.
 //
-//   bench_malicious [--case cot|triples|aes|sha256|seal|all] [--ot NAME[,security]] [--seal] [--reps N] [--quick] [--json]
+//   bench_malicious [--case cot|triples|aes|sha256|stream|seal|all] [--ot NAME[,security]] [--seal] [--reps N] [--quick] [--json]
+//                   [--ands N] [--segment-ands N]
 // --seal runs the two-party cases over a sealed link (a pre-shared key), as
 // malicious sessions have it by default.
 //
@@ -39,7 +40,12 @@
 //         executions: M AND/s from run() to output (median; the process's
 //         first apart, which also pays for fresh pages), bytes per AND each
 //         way, the phases, peak RSS.
-//         The 10^8-AND chain needs streamed malicious runs (not yet).
+//   stream  the chain of about 10^8 ANDs (--ands N; --quick: 10^6),
+//         s ← compress(s, m) as a streamed function (dsl/stream.hpp) run by a
+//         session with security::malicious, segment by segment in bounded
+//         memory (session/auth_stream.hpp), segments of --segment-ands ANDs
+//         (default the library's, 2^14): M AND/s from run() to output, bytes
+//         per AND each way, the phases, peak RSS per party. Not in "all".
 // --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious).
 #include "common.hpp"
 #include "processes.hpp"
@@ -78,8 +84,14 @@ struct config {
     std::uint16_t port = 0;
     std::string only;  // --ot: one extension ("name" or "name,security")
     bool seal = false;  // --seal: the link sealed (Noise NNpsk0), as malicious sessions have it by default
+    std::uint64_t ands = 0;          // --ands: the streamed chain's size (0: 10^8, --quick 10^6)
+    std::uint64_t segment_ands = 0;  // --segment-ands (0: the library's default)
     session_options session() const {
         session_options o;
+        if (which == "stream") {  // the case runs through a malicious session's streamed runs
+            o.security = security::malicious;
+            o.allow_plain_links = !seal;
+        }
         if (seal) {  // a fixed key: both processes know it, nobody else is measured
             net::key_bytes k{};
             k[0] = 30;
@@ -456,6 +468,48 @@ void bench_aes_amortised(const config& c, session& s) {
     }
 }
 
+/// What both SHA-256 chain cases report: the slower party's time, both
+/// parties' bytes and peak RSS, each phase's slower party (swap_figure: both
+/// parties construct it at the same point).
+struct chain_figures {
+    double k, ands, t, cpu, sent, their_sent, independent, dependent, online, rss, their_rss;
+
+    chain_figures(session& s, std::uint64_t compressions, double and_gates, double seconds, double my_cpu,
+                  double my_sent, const run_stats& phases)
+        : k(double(compressions)), ands(and_gates), t(std::max(seconds, swap_figure(s, seconds))),
+          cpu(std::max(my_cpu, swap_figure(s, my_cpu))), sent(my_sent), their_sent(swap_figure(s, my_sent)),
+          independent(std::max(phases.independent.seconds, swap_figure(s, phases.independent.seconds))),
+          dependent(std::max(phases.dependent.seconds, swap_figure(s, phases.dependent.seconds))),
+          online(std::max(phases.online.seconds, swap_figure(s, phases.online.seconds))),
+          rss(double(bench::peak_rss_bytes())), their_rss(swap_figure(s, rss)) {}
+
+    bench::record record(const char* name) const {
+        bench::record r("malicious", name);
+        r.add("compressions", k)
+            .add("and_gates", ands)
+            .add("seconds", t)
+            .add("and_per_s", ands / t)
+            .add("cpu_seconds", cpu)
+            .add("bytes_alice", sent)
+            .add("bytes_bob", their_sent)
+            .add("independent_seconds", independent)
+            .add("dependent_seconds", dependent)
+            .add("online_seconds", online)
+            .add("peak_rss_alice", rss)
+            .add("peak_rss_bob", their_rss);
+        return r;
+    }
+    std::string summary() const {
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "%.3f s, %.2f M AND/s (CPU %.3f s), %.1f B/AND Alice -> Bob, %.1f B/AND Bob -> Alice; "
+                      "phases %.3f + %.3f + %.3f s; peak RSS %.0f, %.0f MiB",
+                      t, ands / t / 1e6, cpu, sent / ands, their_sent / ands, independent, dependent, online,
+                      rss / 1048576, their_rss / 1048576);
+        return line;
+    }
+};
+
 /// --case sha256: one execution of a chain of SHA-256 compressions.
 void bench_sha256_chain(const config& c, session& s) {
     net::channel& ch = s.channel();
@@ -503,40 +557,86 @@ void bench_sha256_chain(const config& c, session& s) {
         ge.report(phases);
     }
     const double first = swap_figure(s, times.front());
-    const double seconds = bench::median(times), cpu = bench::median(cpus), rss = double(bench::peak_rss_bytes());
-    const double ands = double(ge.and_gates());
-    const double their_seconds = swap_figure(s, seconds), their_cpu = swap_figure(s, cpu);
-    const double their_sent = swap_figure(s, sent), their_rss = swap_figure(s, rss);
-    const double independent = std::max(phases.independent.seconds, swap_figure(s, phases.independent.seconds));
-    const double dependent = std::max(phases.dependent.seconds, swap_figure(s, phases.dependent.seconds));
-    const double online = std::max(phases.online.seconds, swap_figure(s, phases.online.seconds));
+    const chain_figures f(s, k, double(ge.and_gates()), bench::median(times), bench::median(cpus), sent, phases);
     if (!alice) return;
-    const double t = std::max(seconds, their_seconds), cold = std::max(times.front(), first);
-    if (c.opt.json) {
-        std::cout << bench::record("malicious", "sha256_chain")
-                         .add("compressions", k)
-                         .add("and_gates", ands)
-                         .add("seconds", t)
-                         .add("reps", c.opt.reps)
-                         .add("first_run_seconds", cold)
-                         .add("and_per_s", ands / t)
-                         .add("cpu_seconds", std::max(cpu, their_cpu))
-                         .add("bytes_alice", sent)
-                         .add("bytes_bob", their_sent)
-                         .add("independent_seconds", independent)
-                         .add("dependent_seconds", dependent)
-                         .add("online_seconds", online)
-                         .add("peak_rss_alice", rss)
-                         .add("peak_rss_bob", their_rss)
-                         .json()
-                  << "\n";
-    } else {
-        std::printf("sha-256 chain of %zu compressions (%.0f ANDs), one execution: %.3f s, %.2f M AND/s (CPU %.3f s; "
-                    "the process's first: %.3f s), %.1f B/AND Alice -> Bob, %.1f B/AND Bob -> Alice; last run's phases "
-                    "%.3f + %.3f + %.3f s; peak RSS %.0f, %.0f MiB\n",
-                    k, ands, t, ands / t / 1e6, std::max(cpu, their_cpu), cold, sent / ands, their_sent / ands,
-                    independent, dependent, online, rss / 1048576, their_rss / 1048576);
+    const double cold = std::max(times.front(), first);
+    if (c.opt.json)
+        std::cout << f.record("sha256_chain").add("reps", c.opt.reps).add("first_run_seconds", cold).json() << "\n";
+    else
+        std::printf("sha-256 chain of %zu compressions (%.0f ANDs), one execution (the process's first: %.3f s): "
+                    "%s\n", k, f.ands, cold, f.summary().c_str());
+}
+
+/// SHA-256's compression function on plain words (FIPS 180-4 §6.2.2), to
+/// check the streamed chain's output.
+std::array<std::uint32_t, 8> sha256_compress_plain(const std::array<std::uint32_t, 8>& h,
+                                                   const std::array<std::uint32_t, 16>& m) {
+    const auto rotr = [](std::uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); };
+    std::array<std::uint32_t, 64> w{};
+    for (std::size_t t = 0; t < 16; ++t) w[t] = m[t];
+    for (std::size_t t = 16; t < 64; ++t) {
+        const std::uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+        const std::uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
     }
+    std::array<std::uint32_t, 8> v = h;
+    for (std::size_t t = 0; t < 64; ++t) {
+        const std::uint32_t t1 = v[7] + (rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25)) +
+                                 ((v[4] & v[5]) ^ (~v[4] & v[6])) + tandem::detail::sha256_k[t] + w[t];
+        const std::uint32_t t2 = (rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22)) +
+                                 ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
+        for (std::size_t i = 7; i > 0; --i) v[i] = v[i - 1];
+        v[4] += t1;
+        v[0] = t1 + t2;
+    }
+    for (std::size_t i = 0; i < 8; ++i) v[i] += h[i];
+    return v;
+}
+
+/// --case stream: one streamed run of a long SHA-256 chain in malicious mode.
+void bench_stream_chain(const config& c, session& s) {
+    const bool alice = s.me() == party::alice;
+    const std::uint64_t wanted = c.ands ? c.ands : c.opt.quick ? 1'000'000 : 100'000'000;
+    const std::uint64_t per_compression =
+        compile([](const lib::sha256_state& h, const lib::sha256_block& m) { return lib::sha256_compress(h, m); },
+                input<party::alice, lib::sha256_state>, input<party::bob, lib::sha256_block>)
+            .stats()
+            .and_gates;
+    const std::uint64_t k = std::max<std::uint64_t>(1, (wanted + per_compression - 1) / per_compression);
+    auto fn = stream(
+        [k](const lib::sha256_state& start, const lib::sha256_block& m) {
+            lib::sha256_state h = start;
+            for (std::uint64_t i = 0; i < k; ++i) h = lib::sha256_compress(h, m);
+            return h;
+        },
+        input<party::alice, lib::sha256_state>, input<party::bob, lib::sha256_block>);
+    if (c.segment_ands) fn.segment_ands = c.segment_ands;
+    std::mt19937_64 rng(2030);
+    std::array<std::uint32_t, 8> start{};
+    std::array<std::uint32_t, 16> block{};
+    for (auto& w : start) w = static_cast<std::uint32_t>(rng());
+    for (auto& w : block) w = static_cast<std::uint32_t>(rng());
+    std::array<std::uint32_t, 8> expected = start;
+    for (std::uint64_t i = 0; i < k; ++i) expected = sha256_compress_plain(expected, block);
+    barrier(s);
+    const double cpu0 = cpu_seconds();
+    const auto t0 = clock_type::now();
+    const std::array<std::uint32_t, 8> got = alice ? s.run(fn, start) : s.run(fn, block);
+    const double seconds = since(t0), cpu = cpu_seconds() - cpu0;
+    if (got != expected) {
+        std::cerr << "bench_malicious: the streamed SHA-256 chain's output differs from plaintext\n";
+        std::abort();
+    }
+    const run_stats r = s.last_run();
+    const chain_figures f(s, k, double(r.and_gates), seconds, cpu, double(r.bytes_sent), r);
+    if (!alice) return;
+    const std::uint64_t segment = c.segment_ands ? c.segment_ands : default_segment_ands;
+    if (c.opt.json)
+        std::cout << f.record("sha256_stream").add("segment_ands", segment).json() << "\n";
+    else
+        std::printf("streamed sha-256 chain of %llu compressions (%.0f ANDs, segments of %llu): %s\n",
+                    static_cast<unsigned long long>(k), f.ands, static_cast<unsigned long long>(segment),
+                    f.summary().c_str());
 }
 
 bool wants(const std::string& which, const std::string& name) { return which == "all" || which == name; }
@@ -547,6 +647,7 @@ int party_main(const config& c, session s) {
     if (wants(c.which, "aes")) bench_aes(c, s);
     if (wants(c.which, "aes")) bench_aes_amortised(c, s);
     if (wants(c.which, "sha256")) bench_sha256_chain(c, s);
+    if (c.which == "stream") bench_stream_chain(c, s);
     return 0;
 }
 
@@ -624,6 +725,9 @@ int main(int argc, char** argv) {
         } else if (a == "--ot" && i + 1 < argc) {
             c.only = argv[++i];
             passthrough.insert(passthrough.end(), {"--ot", c.only});
+        } else if ((a == "--ands" || a == "--segment-ands") && i + 1 < argc) {
+            (a == "--ands" ? c.ands : c.segment_ands) = std::stoull(argv[i + 1]);
+            passthrough.insert(passthrough.end(), {a, argv[++i]});
         } else if (a == "--seal") {
             c.seal = true;
             passthrough.push_back(a);
@@ -636,12 +740,14 @@ int main(int argc, char** argv) {
         }
     }
     if (c.which != "all" && c.which != "cot" && c.which != "triples" && c.which != "aes" && c.which != "sha256" &&
-        c.which != "seal") {
-        std::cerr << "bench_malicious: unknown --case " << c.which << " (cot, triples, aes, sha256, seal or all)\n";
+        c.which != "stream" && c.which != "seal") {
+        std::cerr << "bench_malicious: unknown --case " << c.which
+                  << " (cot, triples, aes, sha256, stream, seal or all)\n";
         return 2;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
-                         "bench_malicious [--case cot|triples|aes|sha256|seal|all] [--seal]");
+                         "bench_malicious [--case cot|triples|aes|sha256|stream|seal|all] [--seal] [--ands N] "
+                         "[--segment-ands N]");
     if (!c.is_bob && (c.which == "seal" || c.which == "all")) {
         pin_to_core(0);
         if (const int status = bench_seal(c); status != 0 || c.which == "seal") return status;

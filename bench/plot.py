@@ -433,14 +433,16 @@ def plot_malicious(plt, records, out):
     amortised = latest([r for r in mal if r["case"] == "aes_amortised"
                         and number(r, "offline_seconds_per_aes") is not None], lambda r: r["case"])
     chain = latest([r for r in mal if r["case"] == "sha256_chain" and number(r, "and_gates")], lambda r: r["case"])
+    streamed = latest([r for r in mal if r["case"] == "sha256_stream" and number(r, "and_gates")
+                       and number(r, "seconds")], lambda r: r["case"])
     cots = latest([r for r in mal if r["case"] == "cot" and number(r, "cot_per_s") is not None],
                   lambda r: (r.get("extension"), r.get("security")))
     semi = latest([r for r in records if r["bench"] == "two_party" and r["case"] == "aes"
                    and number(r, "seconds") is not None and number(r, "runs")], lambda r: (r["case"], r.get("hash")))
     if not (single or amortised or cots):
         return None, "no bench_malicious aes or cot lines"
-    rows = single + amortised + chain + cots + semi
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.4))
+    rows = single + amortised + chain + streamed + cots + semi
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.8))
 
     # AES-128: milliseconds per execution, semi-honest beside malicious.
     ax = axes[0]
@@ -471,13 +473,18 @@ def plot_malicious(plt, records, out):
     for r in semi[-1:]:
         wire.append(("semi-honest\nAES", both_ways(r) / number(r, "and_gates"), "tab:gray"))
     for r in single:
-        wire.append(("malicious AES,\none", both_ways(r) / AES_ANDS, "tab:red"))
+        wire.append(("malicious\nAES, one", both_ways(r) / AES_ANDS, "tab:red"))
     for r in amortised:
         total = sum(number(r, k) or 0 for k in ("offline_bytes_alice_per_aes", "offline_bytes_bob_per_aes",
                                                 "online_bytes_alice_per_aes", "online_bytes_bob_per_aes"))
-        wire.append(("malicious AES,\nprepared", total / AES_ANDS, "tab:orange"))
+        wire.append(("malicious\nAES,\nprepared", total / AES_ANDS, "tab:orange"))
     for r in chain:
-        wire.append(("malicious\nSHA-256 chain", both_ways(r) / number(r, "and_gates"), "tab:purple"))
+        wire.append(("SHA-256\nchain,\nin memory", both_ways(r) / number(r, "and_gates"), "tab:purple"))
+    for r in streamed:
+        ands = number(r, "and_gates")
+        rss = max(number(r, "peak_rss_alice") or 0, number(r, "peak_rss_bob") or 0) / 2**20
+        wire.append((f"{ands / 1e6:.0f} M-AND\nchain,\nstreamed:\n{ands / number(r, 'seconds') / 1e6:.2f} M AND/s,\n"
+                     f"{rss:.0f} MiB", both_ways(r) / ands, "tab:brown"))
     for i, (_, v, colour) in enumerate(wire):
         ax.bar(i, v, 0.6, color=colour)
         ax.text(i, v, f"{v:.0f}", ha="center", va="bottom", fontsize=8)

@@ -114,9 +114,9 @@ inline std::string command_help(const std::string& command) {
                    "  --timeout MS        deadline of every network wait, and of waiting for the peer (default\n"
                    "                      60000)\n"
                    "  --malicious         security against a malicious peer (authenticated garbling): a peer\n"
-                   "                      that deviates is caught before any output (both parties alike; one\n"
-                   "                      thread, no --ipp or --stream yet). Needs sealed links (--key or\n"
-                   "                      --psk) or --plain-links; --local runs on one host and needs neither\n"
+                   "                      that deviates is caught before any output (both parties alike; not\n"
+                   "                      with --ipp). Needs sealed links (--key or --psk) or --plain-links;\n"
+                   "                      --local runs on one host and needs neither\n"
                    "  --plain-links       with --malicious: plain TCP links, for a path protected otherwise\n"
                    "                      (a VPN, an SSH tunnel)\n"
                    "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; both parties alike)\n"
@@ -340,9 +340,9 @@ inline options parse(int argc, char** argv) {
             throw bad_argument("give either --key/--peer-key or --psk, not both");
         if (o.local && !o.key_file.empty())
             throw bad_argument("--local runs both parties here; protect its links with --psk FILE instead of --key");
-        if (o.session.security == tandem::security::malicious && (o.stream || o.session.ipp || o.session.threads > 1))
-            throw bad_argument(std::string("--malicious runs compiled circuits on one thread for now; drop ") +
-                               (o.stream ? "--stream" : o.session.ipp ? "--ipp" : "--threads"));
+        if (o.session.security == tandem::security::malicious && o.session.ipp)
+            throw bad_argument("--malicious and --ipp do not go together: authenticated garbling already keeps both "
+                               "parties' cores busy; drop --ipp");
         if (o.session.security == tandem::security::malicious && o.key_file.empty() && o.psk_file.empty() &&
             !o.local && !o.quiet_setup && !o.session.allow_plain_links)
             throw bad_argument("--malicious encrypts its links: give --key FILE --peer-key FILE or --psk FILE "

@@ -185,6 +185,7 @@ public:
     /// their check.
     void random(net::channel& ch, std::size_t n, shares& out) {
         out.resize(n);
+        if (n == 0) return;  // nothing to send (a segment without inputs or ANDs)
         packed_.resize((n + 7) / 8);
         for (std::size_t i = 0; i < packed_.size(); i += 16) {
             const block r = rng_.next();

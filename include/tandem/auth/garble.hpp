@@ -51,12 +51,14 @@
 #include <tandem/auth/agree.hpp>
 #include <tandem/auth/bits.hpp>
 #include <tandem/auth/triples.hpp>
+#include <tandem/circuit/builder.hpp>
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/circuit/flatten.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
@@ -68,6 +70,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -111,6 +114,7 @@ public:
         tandem::detail::wipe_all(slot_label_);
         tandem::detail::wipe_all(input_label_);
         tandem::detail::wipe_all(and_label_);
+        tandem::detail::wipe_all(carry_label_);
     }
 
     /// Prepares `runs` executions of c (regions are flattened): the random
@@ -129,7 +133,7 @@ public:
         const std::shared_ptr<const plan> p = make_plan(ch, original);
         clock.lap(last_.dependent);  // the hash start
         std::deque<material>& queue = prepared_[key(original)];
-        const std::size_t batches = std::clamp<std::size_t>(runs * p->ands / batch_ands_, 1, runs);
+        const std::size_t batches = std::clamp<std::size_t>(runs * p->ands / batch(), 1, runs);
         for (std::size_t b = 0; b < batches; ++b) {
             const std::size_t r = runs / batches + (b < runs % batches ? 1 : 0);
             independent(ch, *p, r);
@@ -178,6 +182,61 @@ public:
         return out;
     }
 
+    /// A further link, with its own triple maker (under the same global keys:
+    /// its authenticator's Δ is this party's), on which the triples are made
+    /// in parallel with the main link's (make_triples); a session with
+    /// threads > 1 adds one per worker link. The peer adds its matching link.
+    void add_triple_link(net::channel& link, triple_maker& maker) { triple_links_.push_back({&link, &maker}); }
+
+    /// Starts a streamed run (docs/DESIGN.md §11.2): then run_segment() for
+    /// each of its segments as the function is cut, both parties alike.
+    void start_stream() {
+        me_ = auth_.me();
+        last_ = {};
+        ands_ = 0;
+        carry_.clear();
+    }
+
+    /// Runs one segment of a streamed run (stream_segment, circuit/builder.hpp;
+    /// regions are flattened): its preprocessing and online phase at once, since
+    /// its gates are known only now, AND check included, before the next
+    /// segment starts. The wires carried into the next segment keep their
+    /// authenticated masks, Alice's 0-labels and Bob's labels and Λ, so the
+    /// segments are one circuit garbled piece by piece under one Δ_A and one
+    /// run of tweaks. Triples come from a reservoir refilled a batch at a time
+    /// (take_triples): a small segment pays bucket 3's price, and memory stays
+    /// bounded by a batch whatever the run's length. Returns the bits the
+    /// segment opens, to the parties its `open` names.
+    std::optional<std::vector<std::uint8_t>> run_segment(net::channel& ch, tandem::detail::stream_segment&& s) {
+        std::vector<std::uint8_t> my_bits;
+        for (const tandem::detail::stream_input_bit& in : s.inputs)
+            if (in.owner == me_) my_bits.push_back(static_cast<std::uint8_t>(in.value & 1));
+        const tandem::detail::wipe_on_exit wipe_bits{my_bits};
+        phase_clock clock(ch);
+        const block start = hash_start(ch);
+        const auto p = std::make_shared<const plan>(std::move(s.data), start, static_cast<std::uint32_t>(carry_.lam.size()),
+                                                    s.inputs, s.carried);
+        clock.add(last_.dependent);
+        auth_.random(ch, p->fresh(), inputs_lam_);
+        auth_.random(ch, p->ands, fresh_);
+        take_triples(ch, p->ands);
+        clock.add(last_.independent);
+        std::vector<material> batch = dependent(ch, p, 1);
+        clock.add(last_.dependent);
+        material& m = batch.front();
+        std::optional<std::vector<std::uint8_t>> out = online(ch, m, my_bits, s.open);
+        clock.add(last_.online);
+        carry_.lam = std::move(m.carry_lam);
+        if (me_ == party::alice) carry_.label.swap(m.carry_label);
+        else carry_.label.swap(carry_label_);
+        carry_.lambda.swap(carry_lambda_);
+        ands_ += p->ands;
+        return out;
+    }
+
+    /// Ends a streamed run: the carried wires' shares and labels are wiped.
+    void end_stream() noexcept { carry_.clear(); }
+
     /// ANDs in the last run's circuit (regions flattened), or in all the
     /// executions the last prepare() prepared.
     std::uint64_t and_gates() const noexcept { return ands_; }
@@ -219,20 +278,55 @@ private:
     block times_delta(const bit_share& u) const noexcept { return (auth_.delta() & mask_of(u.bit != 0)) ^ u.key; }
     static std::uint8_t lsb(const block& b) noexcept { return static_cast<std::uint8_t>(b.low() & 1); }
 
-    /// What every prepared execution of one prepare() call shares: the
-    /// circuit with its regions flattened, its input bits by owner and the
-    /// garbler's hash.
+    /// What every prepared execution of one prepare() call, or one segment
+    /// of a streamed run, shares: the circuit with its regions flattened, its
+    /// entries (the wires whose masks and labels exist before its gates: the
+    /// input bits, and a segment's carried wires first), the fresh input
+    /// bits by owner and the garbler's hash.
     struct plan {
+        /// A compiled circuit: its input bits are the entries, in slots 0, 1, ...
         plan(circuit<> flat, block start) : c(std::move(flat)), hash(tandem::detail::declassified(start)) {
             const circuit_data& d = c.data();
-            for (const gate& g : d.gates) ands += g.kind == gate_kind::and_gate;
+            count_ands();
+            entry.resize(d.input_bits);
+            for (std::uint32_t e = 0; e < d.input_bits; ++e) entry[e] = e;
             for (const value_layout& v : d.inputs)
                 for (std::uint32_t b = 0; b < v.bits; ++b) of[v.owner == party::alice ? 0 : 1].push_back(v.first_bit + b);
         }
+        /// A streamed segment (stream_segment, circuit/builder.hpp): the C
+        /// wires the last segment carried out (slots 1..C) are the first
+        /// entries, its inputs the rest; its first `carried_out` outputs go on
+        /// to the next segment.
+        plan(circuit_data segment, block start, std::uint32_t carried_in,
+             std::span<const tandem::detail::stream_input_bit> inputs, std::uint32_t carried_out)
+            : hash(tandem::detail::declassified(start)), carried_in(carried_in), carried_out(carried_out) {
+            entry.reserve(carried_in + inputs.size());
+            for (std::uint32_t k = 1; k <= carried_in; ++k) entry.push_back(k);
+            for (std::size_t j = 0; j < inputs.size(); ++j) {
+                entry.push_back(inputs[j].slot);
+                of[inputs[j].owner == party::alice ? 0 : 1].push_back(carried_in + static_cast<std::uint32_t>(j));
+            }
+            if (segment.regions.empty()) {
+                c = circuit<>(std::move(segment), tandem::detail::trusted_layout);
+            } else {  // flattened: the entries land in slots 0, 1, ...
+                c = flatten_entries(segment, entry);
+                for (std::uint32_t e = 0; e < entry.size(); ++e) entry[e] = e;
+            }
+            count_ands();
+        }
         circuit<> c;
         std::size_t ands = 0;
-        std::vector<std::uint32_t> of[2];  // the input bits of Alice's values, of Bob's, in circuit order
+        std::vector<std::uint32_t> entry;   // each entry's slot
+        std::vector<std::uint32_t> of[2];   // the entries of Alice's input bits, of Bob's, in input order
         rekeyed_hash hash;
+        std::uint32_t carried_in = 0;       // entries 0..carried_in-1: carried from the last segment
+        std::uint32_t carried_out = 0;      // outputs 0..carried_out-1: carried into the next one
+        std::size_t fresh() const noexcept { return entry.size() - carried_in; }
+
+    private:
+        void count_ands() {
+            for (const gate& g : c.data().gates) ands += g.kind == gate_kind::and_gate;
+        }
     };
 
     /// One prepared execution: everything its online phase needs.
@@ -244,15 +338,18 @@ private:
             tandem::detail::wipe_all(own_lambda);
             tandem::detail::wipe_all(input_label);
             tandem::detail::wipe_all(and_label);
+            tandem::detail::wipe_all(carry_label);
         }
         std::shared_ptr<const plan> p;
         std::uint64_t tweak = 0;  // its first AND's j0
         shares lam_a, lam_b;      // per AND, λ_α and λ_β
         shares rho;               // per AND, λ_σ ⊕ λ_γ
-        shares output_lam;        // per output bit (0 for the constants)
+        shares output_lam;        // per output bit opened (0 for the constants)
+        shares carry_lam;         // a segment's: per output carried into the next one
         std::vector<std::uint8_t> own_lambda;      // λ of this party's input bits, opened to it
         tandem::detail::big_vector<block> input_label;  // Alice: each input wire's 0-label
         tandem::detail::big_vector<block> and_label;    // Alice: each AND's 0-label L_γ0
+        tandem::detail::big_vector<block> carry_label;  // Alice: each carried output's 0-label
         tandem::detail::big_vector<block> tables;       // Bob: G0, G1 per AND
         std::vector<std::uint8_t> colour;               // Bob: lsb(L_γ0) per AND
     };
@@ -264,42 +361,112 @@ private:
     /// semi-honest run (only the garbler's own secrets depend on it being
     /// random); one per prepare(), the tweaks continue across executions.
     std::shared_ptr<const plan> make_plan(net::channel& ch, const circuit<>& original) {
-        block start;
-        if (me_ == party::alice) {
-            start = rng_.next();
-            ch.send_value(start);
-        } else {
-            start = ch.recv_value<block>();
-        }
-        return std::make_shared<const plan>(flatten(original), start);
+        return std::make_shared<const plan>(flatten(original), hash_start(ch));
+    }
+    block hash_start(net::channel& ch) {
+        if (me_ == party::bob) return ch.recv_value<block>();
+        const block start = rng_.next();
+        ch.send_value(start);
+        return start;
     }
 
     /// Function-independent preprocessing for r executions: random shared
     /// bits for the input wires' and AND outputs' masks, and the AND triples.
     void independent(net::channel& ch, const plan& p, std::size_t r) {
-        auth_.random(ch, r * p.c.data().input_bits, inputs_lam_);
+        auth_.random(ch, r * p.fresh(), inputs_lam_);
         const std::size_t wanted = r * p.ands;
         auth_.random(ch, wanted, fresh_);
-        if (wanted <= batch_ands_) {
-            if (wanted > 0) maker_.make(ch, wanted, triples_);
+        if (wanted <= batch()) {
+            if (wanted > 0) make_triples(ch, wanted, triples_);
             return;
         }
         // One execution larger than a batch: its triples in even chunks of at
         // most a batch, so the triple maker's scratch (~350 B per triple) is
         // the same memory chunk after chunk instead of fresh pages for all.
-        const std::size_t chunks = (wanted + batch_ands_ - 1) / batch_ands_;
+        const std::size_t chunks = (wanted + batch() - 1) / batch();
         triples_.resize(wanted);
         for (std::size_t c = 0, first = 0; c < chunks; ++c) {
             const std::size_t n = wanted / chunks + (c < wanted % chunks ? 1 : 0);
-            maker_.make(ch, n, chunk_);
-            for (auto [to, from] : {std::pair{&triples_.x, &chunk_.x}, {&triples_.y, &chunk_.y}, {&triples_.z, &chunk_.z}}) {
-                std::copy_n(from->bit.data(), n, to->bit.data() + first);
-                std::copy_n(from->mac.data(), n, to->mac.data() + first);
-                std::copy_n(from->key.data(), n, to->key.data() + first);
-            }
+            make_triples(ch, n, chunk_);
+            copy_triples(chunk_, 0, triples_, first, n);
             first += n;
         }
         chunk_.wipe();
+    }
+
+    /// The ANDs of one batch: batch_ands_ per link that makes triples.
+    std::size_t batch() const noexcept { return batch_ands_ * (1 + triple_links_.size()); }
+
+    /// At least n fresh triples into out. With worker links (add_triple_link)
+    /// they are made in parts at once, one per link and thread, in as many
+    /// parts as makes the largest part's leaky triples fewest (a part below
+    /// a bucket size's threshold needs a larger bucket); both parties split
+    /// alike. A failure on one link interrupts the others, and the first
+    /// error (not the interrupted links' errors it caused) is rethrown once
+    /// all threads are joined.
+    void make_triples(net::channel& ch, std::size_t n, triples& out) {
+        std::size_t parts = 1;
+        for (std::size_t p = 2; p <= 1 + triple_links_.size(); ++p)
+            if (triple_plan::for_request((n + p - 1) / p).leaky() <
+                triple_plan::for_request((n + parts - 1) / parts).leaky())
+                parts = p;
+        if (parts == 1) return maker_.make(ch, n, out);
+        part_.resize(parts);
+        tandem::detail::first_failure failed;
+        const auto make_part = [&](std::size_t k) {
+            const std::size_t count = n / parts + (k < n % parts ? 1 : 0);
+            try {
+                if (k == 0) maker_.make(ch, count, part_[0]);
+                else triple_links_[k - 1].maker->make(*triple_links_[k - 1].link, count, part_[k]);
+            } catch (...) {
+                if (!failed.keep(std::current_exception())) return;
+                ch.interrupt();  // the other parts' blocking calls end now, not at the deadline
+                for (const triple_link& l : triple_links_) l.link->interrupt();
+            }
+        };
+        {
+            std::vector<tandem::detail::owned_thread> threads;
+            for (std::size_t k = 1; k < parts; ++k) threads.emplace_back([&make_part, k] { make_part(k); });
+            make_part(0);
+            for (tandem::detail::owned_thread& t : threads) t.join();
+        }
+        failed.rethrow();
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < parts; ++k) total += part_[k].size();
+        out.resize(total);
+        for (std::size_t k = 0, first = 0; k < parts; ++k) {
+            copy_triples(part_[k], 0, out, first, part_[k].size());
+            first += part_[k].size();
+            part_[k].wipe();
+        }
+    }
+
+    /// A segment's n triples into triples_, from the reservoir (reservoir_
+    /// from reservoir_next_ on), which is refilled with a batch of
+    /// batch_ands_ when it runs dry. Both parties take alike; what a run
+    /// leaves stays for the next streamed run.
+    void take_triples(net::channel& ch, std::size_t n) {
+        triples_.resize(n);
+        for (std::size_t first = 0; first < n;) {
+            if (reservoir_next_ == reservoir_.size()) {
+                make_triples(ch, batch(), reservoir_);
+                reservoir_next_ = 0;
+            }
+            const std::size_t k = std::min(n - first, reservoir_.size() - reservoir_next_);
+            copy_triples(reservoir_, reservoir_next_, triples_, first, k);
+            reservoir_next_ += k;
+            first += k;
+        }
+    }
+
+    /// Triples [from_first, from_first + n) of `from` to `into` from `first` on.
+    static void copy_triples(const triples& from, std::size_t from_first, triples& into, std::size_t first,
+                             std::size_t n) {
+        for (auto [to, src] : {std::pair{&into.x, &from.x}, {&into.y, &from.y}, {&into.z, &from.z}}) {
+            std::copy_n(src->bit.data() + from_first, n, to->bit.data() + first);
+            std::copy_n(src->mac.data() + from_first, n, to->mac.data() + first);
+            std::copy_n(src->key.data() + from_first, n, to->key.data() + first);
+        }
     }
 
     /// Function-dependent preprocessing for r executions, on the batch the
@@ -332,12 +499,14 @@ private:
     /// output wires' masks.
     void masks(const plan& p, std::size_t i, material& m) {
         const circuit_data& d = p.c.data();
-        const std::size_t in0 = i * d.input_bits, and0 = i * p.ands;
+        const std::size_t in0 = i * p.fresh(), and0 = i * p.ands;
         slot_lam_.resize(d.slot_count);
         m.lam_a.resize(p.ands);
         m.lam_b.resize(p.ands);
         m.rho.resize(p.ands);
-        for (std::uint32_t w = 0; w < d.input_bits; ++w) put(slot_lam_, w, get(inputs_lam_, in0 + w));
+        for (std::uint32_t e = 0; e < p.carried_in; ++e) put(slot_lam_, p.entry[e], get(carry_.lam, e));
+        for (std::size_t e = p.carried_in; e < p.entry.size(); ++e)
+            put(slot_lam_, p.entry[e], get(inputs_lam_, in0 + e - p.carried_in));
         std::size_t k = 0;
         for (const gate& g : d.gates) {
             switch (g.kind) {
@@ -352,10 +521,12 @@ private:
             case gate_kind::not_gate: put(slot_lam_, g.out, plus(get(slot_lam_, g.in0), 1)); break;
             }
         }
-        m.output_lam.resize(d.output_slots.size());
-        for (std::size_t o = 0; o < d.output_slots.size(); ++o) {
+        m.carry_lam.resize(p.carried_out);  // never constants (builder::cut)
+        for (std::uint32_t o = 0; o < p.carried_out; ++o) put(m.carry_lam, o, get(slot_lam_, d.output_slots[o]));
+        m.output_lam.resize(d.output_slots.size() - p.carried_out);
+        for (std::size_t o = p.carried_out; o < d.output_slots.size(); ++o) {
             const std::uint32_t s = d.output_slots[o];
-            put(m.output_lam, o, s >= output_false ? bit_share{0, block(), block()} : get(slot_lam_, s));
+            put(m.output_lam, o - p.carried_out, s >= output_false ? bit_share{0, block(), block()} : get(slot_lam_, s));
         }
         slot_lam_.wipe();
     }
@@ -364,6 +535,7 @@ private:
     /// opened together for the whole batch; rho becomes λ_σ ⊕ λ_γ.
     void beaver(net::channel& ch, std::vector<material>& batch) {
         const std::size_t ands = batch.front().p->ands, n = batch.size() * ands;
+        if (n == 0) return;  // a segment without ANDs
         opened_.resize(2 * n);
         for (std::size_t i = 0; i < batch.size(); ++i)
             for (std::size_t j = 0, t = i * ands; j < ands; ++j, ++t) {
@@ -388,9 +560,11 @@ private:
         const circuit_data& d = m.p->c.data();
         const std::size_t ands = m.p->ands;
         slot_label_.resize(d.slot_count);
-        m.input_label.resize(d.input_bits);
-        rng_.fill(m.input_label.data(), m.input_label.size());
-        for (std::uint32_t i = 0; i < d.input_bits; ++i) slot_label_[i] = m.input_label[i];
+        const plan& p = *m.p;
+        m.input_label.resize(p.entry.size());
+        rng_.fill(m.input_label.data() + p.carried_in, p.fresh());
+        std::copy_n(carry_.label.data(), p.carried_in, m.input_label.data());
+        for (std::size_t e = 0; e < p.entry.size(); ++e) slot_label_[p.entry[e]] = m.input_label[e];
         m.and_label.resize(ands);
         packed_.assign((ands + 7) / 8, 0);
         std::size_t k = 0;
@@ -401,6 +575,8 @@ private:
             linear_gates(d, level, false);
         }
         ch.send(packed_.data(), packed_.size());
+        m.carry_label.resize(p.carried_out);
+        for (std::uint32_t o = 0; o < p.carried_out; ++o) m.carry_label[o] = slot_label_[d.output_slots[o]];
         tandem::detail::wipe_all(slot_label_);
     }
 
@@ -466,13 +642,14 @@ private:
     /// inputs: a party's Λ = x ⊕ λ is uniform to the other.
     void input_masks(net::channel& ch, std::vector<material>& batch) {
         const plan& p = *batch.front().p;
-        const std::uint32_t input_bits = p.c.data().input_bits;
+        const std::size_t fresh = p.fresh();
         for (const party owner : {party::alice, party::bob}) {
             const std::vector<std::uint32_t>& bits = p.of[owner == party::alice ? 0 : 1];
             const std::size_t n = bits.size();
+            if (n == 0) continue;  // a segment without this party's inputs
             opened_.resize(batch.size() * n);
             for (std::size_t i = 0; i < batch.size(); ++i)
-                for (std::size_t j = 0; j < n; ++j) put(opened_, i * n + j, get(inputs_lam_, i * input_bits + bits[j]));
+                for (std::size_t j = 0; j < n; ++j) put(opened_, i * n + j, get(inputs_lam_, i * fresh + bits[j] - p.carried_in));
             std::vector<std::uint8_t> lambda(opened_.size());
             auth_.open_to(ch, owner, opened_, lambda, input_step);
             if (owner == me_)
@@ -495,18 +672,19 @@ private:
     /// of her AND-check MACs with her output mask shares for Bob; Bob's for
     /// Alice.
     std::optional<std::vector<std::uint8_t>> online(net::channel& ch, const material& m,
-                                                    std::span<const std::uint8_t> my_bits, reveal who) {
+                                                    std::span<const std::uint8_t> my_bits,
+                                                    std::optional<reveal> who) {
         const plan& p = *m.p;
-        const circuit_data& d = p.c.data();
         const std::vector<std::uint32_t>& alices = p.of[0];
         const std::vector<std::uint32_t>& bobs = p.of[1];
         const std::vector<std::uint32_t>& mine = me_ == party::alice ? alices : bobs;
-        input_lambda_.assign(d.input_bits, 0);
+        input_lambda_.assign(p.entry.size(), 0);
+        std::copy_n(carry_.lambda.data(), p.carried_in, input_lambda_.data());
         for (std::size_t j = 0; j < mine.size(); ++j)
             input_lambda_[mine[j]] = static_cast<std::uint8_t>((my_bits[j] & 1) ^ m.own_lambda[j]);
         const bool bob_learns = who == reveal::both || who == reveal::bob;
         const bool alice_learns = who == reveal::both || who == reveal::alice;
-        const std::size_t n_out = d.output_slots.size();
+        const std::size_t n_out = m.output_lam.size();
         std::vector<std::uint8_t> lambda(n_out), out(n_out);
         if (me_ == party::alice) {
             const block delta = auth_.delta();
@@ -525,7 +703,8 @@ private:
             send_bits(ch, bobs, input_lambda_);
             ch.flush();
             recv_bits(ch, alices, input_lambda_);
-            input_label_.resize(d.input_bits);
+            input_label_.resize(p.entry.size());
+            std::copy_n(carry_.label.data(), p.carried_in, input_label_.data());
             for (const auto* owned : {&alices, &bobs})
                 for (const std::uint32_t w : *owned) input_label_[w] = ch.recv_value<block>();
             evaluate(m);
@@ -546,7 +725,7 @@ private:
                 ch.flush();
             }
         }
-        if (!(me_ == party::alice ? alice_learns : bob_learns)) return std::nullopt;
+        if (!who || !(me_ == party::alice ? alice_learns : bob_learns)) return std::nullopt;
         // Constant outputs: their Λ is the constant and their mask 0.
         for (std::size_t i = 0; i < n_out; ++i) out[i] = static_cast<std::uint8_t>(output_lambda_[i] ^ lambda[i]);
         return out;
@@ -560,9 +739,9 @@ private:
         const circuit_data& d = p.c.data();
         slot_label_.resize(d.slot_count);
         slot_lambda_.assign(d.slot_count, 0);
-        for (std::uint32_t i = 0; i < d.input_bits; ++i) {
-            slot_label_[i] = input_label_[i];
-            slot_lambda_[i] = input_lambda_[i];
+        for (std::size_t e = 0; e < p.entry.size(); ++e) {
+            slot_label_[p.entry[e]] = input_label_[e];
+            slot_lambda_[p.entry[e]] = input_lambda_[e];
         }
         and_label_.resize(p.ands);
         gamma_.resize(p.ands);
@@ -574,7 +753,9 @@ private:
             for (; g < level.xor_begin; ++g, ++k) evaluate_ands<1>(m, g, k);
             linear_gates(d, level, true);
         }
-        output_lambda(d);
+        output_lambda(p);
+        carry_label_.resize(p.carried_out);
+        for (std::uint32_t o = 0; o < p.carried_out; ++o) carry_label_[o] = slot_label_[d.output_slots[o]];
         tandem::detail::wipe_all(slot_label_);
         tandem::detail::wipe_all(input_label_);
     }
@@ -606,12 +787,18 @@ private:
         }
     }
 
-    /// Λ of every output bit (0 for the constants), from slot_lambda_.
-    void output_lambda(const circuit_data& d) {
-        output_lambda_.assign(d.output_slots.size(), 0);
-        for (std::size_t i = 0; i < d.output_slots.size(); ++i) {
-            const std::uint32_t s = d.output_slots[i];
-            output_lambda_[i] = s >= output_false ? static_cast<std::uint8_t>(s == output_true) : slot_lambda_[s];
+    /// Λ of every output bit, from slot_lambda_: of those carried into the
+    /// next segment in carry_lambda_, of the rest in output_lambda_ (the
+    /// constant itself for a constant).
+    void output_lambda(const plan& p) {
+        const std::vector<std::uint32_t>& slots = p.c.data().output_slots;
+        carry_lambda_.resize(p.carried_out);
+        for (std::uint32_t o = 0; o < p.carried_out; ++o) carry_lambda_[o] = slot_lambda_[slots[o]];
+        output_lambda_.assign(slots.size() - p.carried_out, 0);
+        for (std::size_t i = p.carried_out; i < slots.size(); ++i) {
+            const std::uint32_t s = slots[i];
+            output_lambda_[i - p.carried_out] =
+                s >= output_false ? static_cast<std::uint8_t>(s == output_true) : slot_lambda_[s];
         }
     }
 
@@ -636,7 +823,7 @@ private:
         if (!tandem::detail::declassified(theirs == expected))
             detail::cheated(lambda_step, "the evaluator's masked values are not those of its labels");
         slot_lambda_.assign(d.slot_count, 0);
-        for (std::uint32_t i = 0; i < d.input_bits; ++i) slot_lambda_[i] = input_lambda_[i];
+        for (std::size_t e = 0; e < p.entry.size(); ++e) slot_lambda_[p.entry[e]] = input_lambda_[e];
         in_lambda_.resize(2 * p.ands);
         std::size_t k = 0;
         for (const gate& g : d.gates) {
@@ -652,7 +839,7 @@ private:
             case gate_kind::not_gate: slot_lambda_[g.out] = slot_lambda_[g.in0]; break;
             }
         }
-        output_lambda(d);
+        output_lambda(p);
         return seeds;
     }
 
@@ -742,11 +929,41 @@ private:
     std::size_t ands_ = 0;
     std::uint64_t next_tweak_ = 0;
     std::map<circuit_key, std::deque<material>> prepared_;
+
+    /// What a streamed run carries from one segment into the next, per
+    /// carried wire: this party's authenticated share of its mask, its label
+    /// (Alice: the 0-label; Bob: the active one) and its Λ (both know it).
+    struct carried {
+        shares lam;
+        tandem::detail::big_vector<block> label;
+        std::vector<std::uint8_t> lambda;
+        carried() = default;
+        carried(const carried&) = delete;
+        carried& operator=(const carried&) = delete;
+        ~carried() { clear(); }
+        void clear() noexcept {
+            lam.wipe();
+            lam.resize(0);
+            tandem::detail::wipe_all(label);
+            label.clear();
+            lambda.clear();
+        }
+    };
+    carried carry_;
+    struct triple_link {
+        net::channel* link;
+        triple_maker* maker;
+    };
+    std::vector<triple_link> triple_links_;  // add_triple_link
+    std::vector<triples> part_;              // make_triples' parts
+    triples reservoir_;  // a streamed run's triples, made a batch at a time
+    std::size_t reservoir_next_ = 0;
     // Scratch of one batch or one online phase.
     triples triples_, chunk_;
     shares inputs_lam_, fresh_, slot_lam_, opened_;
-    tandem::detail::big_vector<block> slot_label_, input_label_, and_label_;
-    std::vector<std::uint8_t> packed_, de_, input_lambda_, slot_lambda_, in_lambda_, gamma_, output_lambda_;
+    tandem::detail::big_vector<block> slot_label_, input_label_, and_label_, carry_label_;
+    std::vector<std::uint8_t> packed_, de_, input_lambda_, slot_lambda_, in_lambda_, gamma_, output_lambda_,
+        carry_lambda_;
     std::vector<block> chi_, rows_;  // random_combination's scratch
 };
 

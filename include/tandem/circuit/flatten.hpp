@@ -13,6 +13,7 @@
 #include <tandem/circuit/steps.hpp>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace tandem {
@@ -57,6 +58,27 @@ inline circuit<> flatten(const circuit<>& c) {
         }
         b.add_output_value(bits.data(), v.bits);
     }
+    return circuit<>(detail::lay_out(std::move(b).take()));
+}
+
+/// The circuit d computes, without regions, with the bits in `entry_slots`
+/// (d's slots: a streamed segment's carried wires and inputs, say) as its
+/// input bits 0, 1, ... in that order (one input value), and d's outputs.
+inline circuit<> flatten_entries(const circuit_data& d, std::span<const std::uint32_t> entry_slots) {
+    detail::builder b;
+    std::vector<detail::wire_ref> ref(d.slot_count);
+    if (!entry_slots.empty()) {
+        const detail::wire_ref first = b.add_input_value(party::alice, static_cast<std::uint32_t>(entry_slots.size()));
+        for (std::uint32_t k = 0; k < entry_slots.size(); ++k) ref[entry_slots[k]] = detail::builder::input_bit(first, k);
+    }
+    detail::walk_steps(d, ref.data(), detail::false_ref,
+                       [&b](const circuit_data& part, std::uint32_t begin, std::uint32_t end, detail::wire_ref* r) {
+                           detail::replay_levels(b, part, begin, end, r);
+                       });
+    std::vector<detail::wire_ref> bits;
+    for (const std::uint32_t s : d.output_slots)
+        bits.push_back(s == output_false ? detail::false_ref : s == output_true ? detail::true_ref : ref[s]);
+    if (!bits.empty()) b.add_output_value(bits.data(), static_cast<std::uint32_t>(bits.size()));
     return circuit<>(detail::lay_out(std::move(b).take()));
 }
 

@@ -17,4 +17,15 @@ void wipe_all(Vector& v) noexcept {
     wipe(v.data(), v.capacity() * sizeof(*v.data()));
 }
 
+/// Wipes a vector of secrets when it leaves scope, however it leaves.
+template <class V>
+struct wipe_on_exit {
+    V& v;
+    ~wipe_on_exit() { wipe_all(v); }
+};
+// Aggregate deduction (P1816) arrived only in Clang 17; the sanitizer presets
+// build with Clang 14.
+template <class V>
+wipe_on_exit(V&) -> wipe_on_exit<V>;
+
 }  // namespace tandem::detail

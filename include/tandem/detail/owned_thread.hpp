@@ -13,6 +13,8 @@
 #pragma once
 
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -49,6 +51,27 @@ public:
 
 private:
     std::thread t_;
+};
+
+/// The first exception of several threads working together: the one that
+/// failed first, not those its clean-up (interrupted links) caused in the others.
+class first_failure {
+public:
+    /// Keeps e if it is the first; returns whether it was.
+    bool keep(std::exception_ptr e) {
+        const std::lock_guard lock(m_);
+        if (first_) return false;
+        first_ = std::move(e);
+        return true;
+    }
+    /// Rethrows the first exception kept, if any (after all threads are joined).
+    void rethrow() const {
+        if (first_) std::rethrow_exception(first_);
+    }
+
+private:
+    std::mutex m_;
+    std::exception_ptr first_;
 };
 
 }  // namespace tandem::detail

@@ -19,6 +19,7 @@
 #include <tandem/net/memory.hpp>
 #include <tandem/net/tcp.hpp>
 #include <tandem/session.hpp>
+#include <tandem/session/auth_stream.hpp>
 #include <tandem/session/engine.hpp>
 #include <tandem/session/pipelined.hpp>
 #include <tandem/session/run_header.hpp>
@@ -193,9 +194,6 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
                                       const std::vector<std::uint64_t>& signature, std::uint64_t expected_ands,
                                       const std::function<void(detail::segment_runner&)>& body) {
     guard_broken();
-    if (s_->malicious)
-        throw usage_error("session::run: streamed functions do not run under security::malicious yet; compile the "
-                          "function (tandem::compile) and run the circuit, or use a semi-honest session");
     try {
         state& s = *s_;
         const state::run_meter meter(s);
@@ -206,18 +204,26 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
         header.inputs = signature;
         header.send(*s.ch);
         header.check(detail::stream_run_header::receive(*s.ch));
-        detail::engine& e = s.run_engine();
-        detail::stream_runner r(e, s.progress, expected_ands);
-        if (s.pipeline) {  // record segment k + 1 while segment k is garbled or evaluated
+        const auto run_body = [&](detail::segment_runner& r) {
+            if (!s.pipeline) return body(r);
+            // Record segment k + 1 while segment k is garbled or evaluated.
             detail::pipelined_runner p(r, [&s] {
                 for (const auto* links : {&s.links, &s.bob_links})
                     for (net::channel* l : *links) l->interrupt();
             });
             body(p);
+        };
+        if (s.malicious) {
+            detail::auth_stream_runner r(*s.malicious, s.me, *s.ch, s.progress, expected_ands);
+            run_body(r);
+            s.last = meter.finish(r.log.and_gates);
+            s.malicious->report(s.last);
         } else {
-            body(r);
+            detail::engine& e = s.run_engine();
+            detail::stream_runner r(e, s.progress, expected_ands);
+            run_body(r);
+            s.last = meter.finish(e, r.log.and_gates);
         }
-        s.last = meter.finish(e, r.and_gates);
         ++s.runs;
     } catch (const std::exception& e) {
         fail(e);

@@ -12,6 +12,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
@@ -23,6 +24,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -59,9 +61,6 @@ struct session_state {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
             throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
-        if (security == tandem::security::malicious && threads > 1)
-            throw usage_error("session: security::malicious runs on one thread for now; set session_options::threads "
-                              "to 1 (authenticated garbling of parallel regions on several workers is not built yet)");
         if (security == tandem::security::malicious && !link_credentials && !o.allow_plain_links)
             throw usage_error("session: security::malicious encrypts its links, and needs their credentials: set "
                               "session_options::encrypt_links alike on both sides (pinned key pairs or a pre-shared key; "
@@ -112,6 +111,20 @@ struct session_state {
     std::optional<auth::authenticator> authenticator;
     std::optional<auth::triple_maker> triple_maker;
     std::optional<auth::garbler_evaluator> malicious;
+    /// With threads > 1, each worker link's own authenticator and triple
+    /// maker, under this party's global key with randomness of its own: the
+    /// triples are made on all links at once (garbler_evaluator::make_triples).
+    struct auth_worker {
+        net::channel& link;
+        prg rng;
+        auth::authenticator auth;
+        auth::triple_maker maker;
+        auth_worker(net::channel& l, party me, block delta, block seed)
+            : link(l), rng(seed), auth(l, me, delta, rng), maker(l, auth, rng) {
+            link.flush();
+        }
+    };
+    std::vector<std::unique_ptr<auth_worker>> auth_workers;
     // The run engine (session/engine.hpp), made once the links and OT are
     // set up; last, so that its threads stop before the links close.
     std::optional<detail::engine> engine;
@@ -229,6 +242,8 @@ struct session_state {
         session_state& s = *this;
         if (s.security == tandem::security::malicious) {
             s.malicious.emplace(*s.authenticator, *s.triple_maker, s.rng);
+            make_auth_workers();
+            for (const auto& w : s.auth_workers) s.malicious->add_triple_link(w->link, w->maker);
             return;
         }
         const detail::engine_parts parts{s.me,
@@ -243,6 +258,35 @@ struct session_state {
                                          s.ipp_min_ands,
                                          detail::cores_for(s.hash)};
         s.engine.emplace(parts);
+    }
+
+    /// Malicious mode with threads > 1: an authenticator and a triple maker
+    /// on each worker link (both SoftSpoken set-ups, the coin toss), all links
+    /// at once, one thread each; a failure on one interrupts the others and
+    /// is rethrown once all are joined.
+    void make_auth_workers() {
+        session_state& s = *this;
+        const std::size_t n = s.worker_links.size();
+        if (n == 0) return;
+        std::vector<block> seeds(n);
+        for (block& b : seeds) b = s.rng.next();  // the PRG is not shared between threads
+        s.auth_workers.resize(n);
+        first_failure failed;
+        {
+            std::vector<owned_thread> threads;
+            for (std::size_t k = 0; k < n; ++k)
+                threads.emplace_back([&s, &seeds, &failed, k] {
+                    try {
+                        s.auth_workers[k] = std::make_unique<auth_worker>(*s.worker_links[k], s.me, s.delta, seeds[k]);
+                    } catch (...) {
+                        if (failed.keep(std::current_exception()))
+                            for (net::channel* l : s.links) l->interrupt();
+                    }
+                });
+            for (owned_thread& t : threads) t.join();
+        }
+        for (block& b : seeds) wipe(&b, sizeof b);
+        failed.rethrow();
     }
 
     /// Bytes sent (or received) so far on all links, for a run's statistics.

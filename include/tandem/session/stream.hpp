@@ -150,65 +150,18 @@ inline circuit_fingerprint chain_segment_digest(const circuit_fingerprint& previ
     return m.finish();
 }
 
-/// This party's segment runner of a streamed run: each segment as it is cut
-/// goes through the session's engine (session/engine.hpp); the runner keeps
-/// the digest chain, the two label arrays and the counts.
-class stream_runner final : public segment_runner {
+/// What a party's segment runner keeps of a streamed run whatever the
+/// protocol: the digest chain, with which the evaluator compares each segment
+/// header with the garbler's, the counts and the progress reports.
+class segment_log {
 public:
-    /// Starts the run (the engine's start_run: Alice sends the hash start, Bob reads it).
-    stream_runner(engine& e, const progress_callback& progress, std::uint64_t expected_ands)
-        : e_(e), ch_(e.main_link()), progress_(progress), expected_ands_(expected_ands), sent0_(ch_.bytes_sent()),
-          received0_(ch_.bytes_received()), t0_(net::clock::now()) {
-        e_.start_run();
-    }
-    stream_runner(const stream_runner&) = delete;
-    stream_runner& operator=(const stream_runner&) = delete;
-    ~stream_runner() {
-        wipe_all(labels_);
-        wipe_all(spare_);
-    }
+    segment_log(const net::channel& ch, const progress_callback& progress, std::uint64_t expected_ands)
+        : ch_(ch), progress_(progress), expected_ands_(expected_ands), sent0_(ch.bytes_sent()),
+          received0_(ch.bytes_received()), t0_(net::clock::now()) {}
 
     std::uint64_t and_gates = 0;
     std::uint64_t segments = 0;
 
-    std::optional<std::vector<bool>> run(stream_segment&& s) override {
-        const segment_header mine = header_of(s);
-        std::vector<block> t;  // Bob's input labels
-        const wipe_on_exit wipe_t{t};
-        if (e_.garbler()) {
-            mine.send(ch_);
-        } else {
-            std::vector<std::uint8_t> choices;
-            for (const stream_input_bit& in : s.inputs)
-                if (in.owner == party::bob) choices.push_back(in.value);
-            t = e_.choose(choices);
-            const segment_header peer = segment_header::receive(ch_);
-            if (peer.index != mine.index || peer.digest_hi != mine.digest_hi || peer.digest_lo != mine.digest_lo)
-                throw protocol_error("streamed run: the parties run different functions (or sizes, or segment_ands): "
-                                     "segment " + std::to_string(mine.index) + " differs (this party: " +
-                                     mine.describe() + "; the peer's segment " + std::to_string(peer.index) + ": " +
-                                     peer.describe() +
-                                     "); both must call session::run with the same streamed function and options");
-        }
-        enter(s);
-        e_.enter(s.inputs, labels_, t);
-        const circuit<> c(std::move(s.data), trusted_layout);  // inputs sit in the run's slots: not a stand-alone circuit
-        e_.run_segment(c, labels_, s.and_gates);
-        s.data.output_slots = c.data().output_slots;  // the opens below read them
-        carried_from_.assign(s.data.output_slots.begin(), s.data.output_slots.begin() + s.carried);
-        std::optional<std::vector<bool>> result;
-        if (s.open) {  // the run's `who` for the result, an open's own otherwise
-            const std::span<const std::uint32_t> opened(s.data.output_slots.begin() + s.carried, s.data.output_slots.end());
-            result = e_.open(*s.open, opened, labels_, [&](std::size_t k) {
-                return "opened bit " + std::to_string(k) + " of segment " + std::to_string(s.index);
-            });
-        }
-        ch_.flush();
-        done(s);
-        return result;
-    }
-
-private:
     /// This party's header of s, chaining its digest.
     segment_header header_of(const stream_segment& s) {
         digest_ = chain_segment_digest(digest_, s);
@@ -224,6 +177,92 @@ private:
         return h;
     }
 
+    /// The evaluator: reads the garbler's header of this segment from ch and
+    /// stops with protocol_error if it is not `mine`.
+    static void compare(net::channel& ch, const segment_header& mine) {
+        const segment_header peer = segment_header::receive(ch);
+        if (peer.index != mine.index || peer.digest_hi != mine.digest_hi || peer.digest_lo != mine.digest_lo)
+            throw protocol_error("streamed run: the parties run different functions (or sizes, or segment_ands): "
+                                 "segment " + std::to_string(mine.index) + " differs (this party: " + mine.describe() +
+                                 "; the peer's segment " + std::to_string(peer.index) + ": " + peer.describe() +
+                                 "); both must call session::run with the same streamed function and options");
+    }
+
+    /// Counts a segment that ran (its ANDs in and_gates) and reports progress.
+    void done(std::uint64_t segment_ands, std::size_t label_slots) {
+        and_gates += segment_ands;
+        ++segments;
+        if (progress_) {
+            stream_progress p;
+            p.and_gates = and_gates;
+            p.expected_ands = expected_ands_;
+            p.segments = segments;
+            p.bytes_sent = ch_.bytes_sent() - sent0_;
+            p.bytes_received = ch_.bytes_received() - received0_;
+            p.seconds = std::chrono::duration<double>(net::clock::now() - t0_).count();
+            p.label_slots = label_slots;
+            progress_(p);
+        }
+    }
+
+private:
+    const net::channel& ch_;
+    circuit_fingerprint digest_;
+    const progress_callback& progress_;
+    std::uint64_t expected_ands_;
+    std::uint64_t sent0_, received0_;
+    net::clock::time_point t0_;
+};
+
+/// This party's segment runner of a streamed run: each segment as it is cut
+/// goes through the session's engine (session/engine.hpp); the runner keeps
+/// the two label arrays and the log.
+class stream_runner final : public segment_runner {
+public:
+    /// Starts the run (the engine's start_run: Alice sends the hash start, Bob reads it).
+    stream_runner(engine& e, const progress_callback& progress, std::uint64_t expected_ands)
+        : e_(e), ch_(e.main_link()), log(ch_, progress, expected_ands) {
+        e_.start_run();
+    }
+    stream_runner(const stream_runner&) = delete;
+    stream_runner& operator=(const stream_runner&) = delete;
+    ~stream_runner() {
+        wipe_all(labels_);
+        wipe_all(spare_);
+    }
+
+    std::optional<std::vector<bool>> run(stream_segment&& s) override {
+        const segment_header mine = log.header_of(s);
+        std::vector<block> t;  // Bob's input labels
+        const wipe_on_exit wipe_t{t};
+        if (e_.garbler()) {
+            mine.send(ch_);
+        } else {
+            std::vector<std::uint8_t> choices;
+            for (const stream_input_bit& in : s.inputs)
+                if (in.owner == party::bob) choices.push_back(in.value);
+            t = e_.choose(choices);
+            segment_log::compare(ch_, mine);
+        }
+        enter(s);
+        e_.enter(s.inputs, labels_, t);
+        const circuit<> c(std::move(s.data), trusted_layout);  // inputs sit in the run's slots: not a stand-alone circuit
+        e_.run_segment(c, labels_, s.and_gates);
+        s.data.output_slots = c.data().output_slots;  // the opens below read them
+        carried_from_.assign(s.data.output_slots.begin(), s.data.output_slots.begin() + s.carried);
+        std::optional<std::vector<bool>> result;
+        if (s.open) {  // the run's `who` for the result, an open's own otherwise
+            const std::span<const std::uint32_t> opened(s.data.output_slots.begin() + s.carried, s.data.output_slots.end());
+            result = e_.open(*s.open, opened, labels_, [&](std::size_t k) {
+                return "opened bit " + std::to_string(k) + " of segment " + std::to_string(s.index);
+            });
+        }
+        ch_.flush();
+        log.done(s.and_gates, labels_.size());
+        return result;
+    }
+
+private:
     /// Makes the segment's label array: the other of the two arrays, grown to
     /// its slots if needed (a new array; the old one is wiped, so no label is
     /// left in freed memory; a mapped array takes its whole block, whole huge
@@ -240,31 +279,13 @@ private:
         labels_.swap(spare_);
     }
 
-    void done(const stream_segment& s) {
-        and_gates += s.and_gates;
-        ++segments;
-        if (progress_) {
-            stream_progress p;
-            p.and_gates = and_gates;
-            p.expected_ands = expected_ands_;
-            p.segments = segments;
-            p.bytes_sent = ch_.bytes_sent() - sent0_;
-            p.bytes_received = ch_.bytes_received() - received0_;
-            p.seconds = std::chrono::duration<double>(net::clock::now() - t0_).count();
-            p.label_slots = labels_.size();
-            progress_(p);
-        }
-    }
-
     engine& e_;
     net::channel& ch_;
     gc::detail::label_array labels_, spare_;    // this segment's labels; the last one's (enter)
     std::vector<std::uint32_t> carried_from_;  // the last segment's carried wires, in its slots
-    circuit_fingerprint digest_;
-    const progress_callback& progress_;
-    std::uint64_t expected_ands_;
-    std::uint64_t sent0_, received0_;
-    net::clock::time_point t0_;
+
+public:
+    segment_log log;
 };
 
 }  // namespace tandem::detail

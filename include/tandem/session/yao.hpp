@@ -47,17 +47,6 @@ inline std::vector<stream_input_bit> compiled_inputs(const circuit_data& d, part
     return inputs;
 }
 
-/// Wipes a vector of labels when it leaves scope, however it leaves.
-template <class V>
-struct wipe_on_exit {
-    V& v;
-    ~wipe_on_exit() { wipe_all(v); }
-};
-// Aggregate deduction (P1816) arrived only in Clang 17; the sanitizer presets
-// build with Clang 14.
-template <class V>
-wipe_on_exit(V&) -> wipe_on_exit<V>;
-
 /// One compiled run of c, this party's side; `check_header()` reads and
 /// checks the peer's run header. Returns the output bits if this party
 /// learns them.
