@@ -8,14 +8,15 @@
 #                                    debug, asan, tsan, aarch64 (cross-built, run under qemu-user;
 #                                    see CMakePresets.json)
 # Both first install any missing Debian packages (scripts/setup-deps.sh). TANDEM_DEPS_EXTRA
-# (space-separated: plots docs) passes through to it and adds python3-matplotlib (bench/plot.py,
-# the "plots" tests) and doxygen, e.g.  TANDEM_DEPS_EXTRA=plots scripts/run.sh test
+# (space-separated: plots docs mpi) passes through to it and adds python3-matplotlib (bench/plot.py,
+# the "plots" tests), doxygen, and Open MPI (the release build then has tandem::mpi and its
+# tests), e.g.  TANDEM_DEPS_EXTRA=plots scripts/run.sh test
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -57,7 +58,11 @@ case "$cmd" in
       bash scripts/setup-deps.sh
     fi
     start=$SECONDS
-    cmake --preset "$preset"
+    configure=(cmake --preset "$preset")
+    if [[ " ${TANDEM_DEPS_EXTRA:-} " == *" mpi "* && "$preset" == release ]]; then
+      configure+=(-DTANDEM_MPI=ON)  # the optional tandem::mpi component and its tests
+    fi
+    "${configure[@]}"
     cmake --build --preset "$preset" -j "$jobs"
     echo "== $preset: configure and build took $((SECONDS - start)) s"
     start=$SECONDS

@@ -2,13 +2,15 @@
 # Installs the Debian packages tandem needs to build and test, only those missing.
 # Idempotent: when everything is installed it changes nothing and needs no network.
 #
-#   scripts/setup-deps.sh [--plots] [--docs] [--arm64]
+#   scripts/setup-deps.sh [--plots] [--docs] [--arm64] [--mpi]
 #     --plots  also python3-matplotlib: bench/plot.py and the CTest label "plots"
 #     --docs   also doxygen: the API documentation
 #     --arm64  also the AArch64 cross build (the "aarch64" preset): Debian's
 #              g++-aarch64-linux-gnu, qemu-user to run its tests, and the arm64
 #              libsodium-dev (adds the dpkg architecture arm64)
-# The environment variable TANDEM_DEPS_EXTRA (space-separated: plots docs arm64)
+#     --mpi    also Open MPI (libopenmpi-dev, openmpi-bin): the optional tandem::mpi
+#              component (CMake -DTANDEM_MPI=ON) and its tests
+# The environment variable TANDEM_DEPS_EXTRA (space-separated: plots docs arm64 mpi)
 # adds the same extras, so that scripts/run.sh can pass them through.
 set -euo pipefail
 
@@ -24,7 +26,8 @@ for arg in "$@"; do
     --plots) extras+=(plots) ;;
     --docs) extras+=(docs) ;;
     --arm64) extras+=(arm64) ;;
-    *) echo "setup-deps: unknown argument '$arg' (usage: scripts/setup-deps.sh [--plots] [--docs] [--arm64])" >&2; exit 2 ;;
+    --mpi) extras+=(mpi) ;;
+    *) echo "setup-deps: unknown argument '$arg' (usage: scripts/setup-deps.sh [--plots] [--docs] [--arm64] [--mpi])" >&2; exit 2 ;;
   esac
 done
 arm64=0
@@ -33,7 +36,8 @@ for extra in "${extras[@]}"; do
     plots) extra_packages=(python3-matplotlib) ;;
     docs) extra_packages=(doxygen) ;;
     arm64) extra_packages=(g++-aarch64-linux-gnu qemu-user libsodium-dev:arm64); arm64=1 ;;
-    *) echo "setup-deps: unknown extra '$extra' in TANDEM_DEPS_EXTRA (plots, docs, arm64)" >&2; exit 2 ;;
+    mpi) extra_packages=(libopenmpi-dev openmpi-bin) ;;
+    *) echo "setup-deps: unknown extra '$extra' in TANDEM_DEPS_EXTRA (plots, docs, arm64, mpi)" >&2; exit 2 ;;
   esac
   for package in "${extra_packages[@]}"; do
     [[ " ${packages[*]} " == *" $package "* ]] || packages+=("$package")

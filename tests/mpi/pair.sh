@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# tests/mpi/pair.sh BIN NP_ALICE NP_BOB [ALICE_ARGS] [BOB_ARGS] — one tandem::mpi
+# test: Alice and Bob as two MPI jobs (mpirun, oversubscribed: this machine
+# may have fewer cores than ranks), each rank of one linked to the other's
+# rank of its number over loopback TCP. Fails unless both jobs exit 0.
+set -euo pipefail
+bin=$1 np_a=$2 np_b=$3 args_a=${4:-} args_b=${5:-}
+if ((EUID == 0)); then  # Open MPI refuses root unless told (the CI machines run as root)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+port=$((20000 + RANDOM % 20000))
+run() {  # NP PARTY ARGS
+  # shellcheck disable=SC2086
+  timeout 120 mpirun --oversubscribe --bind-to none -np "$1" "$bin" --party "$2" --port "$port" $3
+}
+run "$np_a" alice "$args_a" & alice=$!
+run "$np_b" bob "$args_b" & bob=$!
+status=0
+wait "$alice" || status=1
+wait "$bob" || status=1
+exit "$status"
