@@ -329,6 +329,20 @@ auto steered_sum() {
         sequence_input<party::alice, u<32>>(60), input<party::bob, u<32>>);
 }
 
+/// Random 20-bit values for the streamed minimum, Alice's and Bob's, drawn
+/// from rng, and the minimum with its index over both.
+struct minimum_inputs {
+    std::vector<std::uint32_t> a, b;
+    std::pair<std::uint32_t, std::uint32_t> expected;
+    minimum_inputs(std::mt19937_64& rng, std::size_t n, std::size_t m) : a(n), b(m) {
+        for (auto& x : a) x = static_cast<std::uint32_t>(rng() % (1u << 20));
+        for (auto& x : b) x = static_cast<std::uint32_t>(rng() % (1u << 20));
+        std::vector<std::uint32_t> both(a);
+        both.insert(both.end(), b.begin(), b.end());
+        expected = apps::minimum_plain(both);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("malicious.streamed_runs_equal_plaintext") {
@@ -342,12 +356,9 @@ TEST_CASE("malicious.streamed_runs_equal_plaintext") {
         const std::uint64_t seed = pipelined ? 31 : 32;
         INFO("seed " << seed << ", pipelined " << pipelined);
         std::mt19937_64 rng(seed);
-        std::vector<std::uint32_t> a(90), b(70);
-        for (auto& x : a) x = static_cast<std::uint32_t>(rng() % (1u << 20));
-        for (auto& x : b) x = static_cast<std::uint32_t>(rng() % (1u << 20));
-        std::vector<std::uint32_t> both(a);
-        both.insert(both.end(), b.begin(), b.end());
-        const auto expected_min = apps::minimum_plain(both);
+        const minimum_inputs in(rng, 90, 70);
+        const std::vector<std::uint32_t>&a = in.a, &b = in.b;
+        const auto expected_min = in.expected;
         std::vector<std::uint8_t> sa(14), sb(11);
         for (auto& x : sa) x = static_cast<std::uint8_t>(rng() % 4);
         for (auto& x : sb) x = static_cast<std::uint8_t>(rng() % 4);
@@ -499,12 +510,9 @@ TEST_CASE("malicious.worker_links_make_triples_and_runs_equal_plaintext") {
                                                 bits_of_hex("3243f6a8885a308d313198a2e0370734")};
     const std::vector<bool> aes_out = bits_of_hex("3925841d02dc09fbdc118597196a0b32");
     std::mt19937_64 rng(41);
-    std::vector<std::uint32_t> a(40), b(30);
-    for (auto& x : a) x = static_cast<std::uint32_t>(rng() % (1u << 20));
-    for (auto& x : b) x = static_cast<std::uint32_t>(rng() % (1u << 20));
-    std::vector<std::uint32_t> both(a);
-    both.insert(both.end(), b.begin(), b.end());
-    const auto expected_min = apps::minimum_plain(both);
+    const minimum_inputs in(rng, 40, 30);
+    const std::vector<std::uint32_t>&a = in.a, &b = in.b;
+    const auto expected_min = in.expected;
     for (const std::uint32_t threads : {2u, 3u}) {
         INFO("threads " << threads);
         session_options o = malicious_options(40 + threads);

@@ -188,7 +188,7 @@ public:
     /// threads > 1 adds one per worker link. The peer adds its matching link.
     void add_triple_link(net::channel& link, triple_maker& maker) { triple_links_.push_back({&link, &maker}); }
 
-    /// Starts a streamed run (docs/DESIGN.md §11.2): then run_segment() for
+    /// Starts a streamed run (docs/DESIGN.md §11, "In malicious mode"): then run_segment() for
     /// each of its segments as the function is cut, both parties alike.
     void start_stream() {
         me_ = auth_.me();
@@ -217,9 +217,7 @@ public:
         const auto p = std::make_shared<const plan>(std::move(s.data), start, static_cast<std::uint32_t>(carry_.lam.size()),
                                                     s.inputs, s.carried);
         clock.add(last_.dependent);
-        auth_.random(ch, p->fresh(), inputs_lam_);
-        auth_.random(ch, p->ands, fresh_);
-        take_triples(ch, p->ands);
+        independent(ch, *p, 1, true);
         clock.add(last_.independent);
         std::vector<material> batch = dependent(ch, p, 1);
         clock.add(last_.dependent);
@@ -371,11 +369,13 @@ private:
     }
 
     /// Function-independent preprocessing for r executions: random shared
-    /// bits for the input wires' and AND outputs' masks, and the AND triples.
-    void independent(net::channel& ch, const plan& p, std::size_t r) {
+    /// bits for the input wires' and AND outputs' masks, and the AND triples
+    /// (a streamed segment's from the reservoir, take_triples).
+    void independent(net::channel& ch, const plan& p, std::size_t r, bool from_reservoir = false) {
         auth_.random(ch, r * p.fresh(), inputs_lam_);
         const std::size_t wanted = r * p.ands;
         auth_.random(ch, wanted, fresh_);
+        if (from_reservoir) return take_triples(ch, wanted);
         if (wanted <= batch()) {
             if (wanted > 0) make_triples(ch, wanted, triples_);
             return;
@@ -412,25 +412,17 @@ private:
                 parts = p;
         if (parts == 1) return maker_.make(ch, n, out);
         part_.resize(parts);
-        tandem::detail::first_failure failed;
-        const auto make_part = [&](std::size_t k) {
-            const std::size_t count = n / parts + (k < n % parts ? 1 : 0);
-            try {
+        tandem::detail::run_together(
+            parts,
+            [&](std::size_t k) {
+                const std::size_t count = n / parts + (k < n % parts ? 1 : 0);
                 if (k == 0) maker_.make(ch, count, part_[0]);
                 else triple_links_[k - 1].maker->make(*triple_links_[k - 1].link, count, part_[k]);
-            } catch (...) {
-                if (!failed.keep(std::current_exception())) return;
-                ch.interrupt();  // the other parts' blocking calls end now, not at the deadline
+            },
+            [&] {
+                ch.interrupt();
                 for (const triple_link& l : triple_links_) l.link->interrupt();
-            }
-        };
-        {
-            std::vector<tandem::detail::owned_thread> threads;
-            for (std::size_t k = 1; k < parts; ++k) threads.emplace_back([&make_part, k] { make_part(k); });
-            make_part(0);
-            for (tandem::detail::owned_thread& t : threads) t.join();
-        }
-        failed.rethrow();
+            });
         std::size_t total = 0;
         for (std::size_t k = 0; k < parts; ++k) total += part_[k].size();
         out.resize(total);

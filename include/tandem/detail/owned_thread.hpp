@@ -16,6 +16,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <vector>
 #include <utility>
 
 namespace tandem::detail {
@@ -53,25 +54,34 @@ private:
     std::thread t_;
 };
 
-/// The first exception of several threads working together: the one that
-/// failed first, not those its clean-up (interrupted links) caused in the others.
-class first_failure {
-public:
-    /// Keeps e if it is the first; returns whether it was.
-    bool keep(std::exception_ptr e) {
-        const std::lock_guard lock(m_);
-        if (first_) return false;
-        first_ = std::move(e);
-        return true;
+/// Runs body(k) for k in [0, n) at once, body(0) on the calling thread and
+/// each other on an owned_thread of its own; returns when all are done. The
+/// first body to throw calls `interrupt` (so the others' blocking link calls
+/// end now, not at their deadline), and its exception — not those the
+/// interruption then caused in the others — is rethrown once all are joined.
+template <class Body, class Interrupt>
+void run_together(std::size_t n, Body&& body, Interrupt&& interrupt) {
+    std::mutex m;
+    std::exception_ptr first;
+    const auto guarded = [&](std::size_t k) {
+        try {
+            body(k);
+        } catch (...) {
+            {
+                const std::lock_guard lock(m);
+                if (first) return;
+                first = std::current_exception();
+            }
+            interrupt();
+        }
+    };
+    {
+        std::vector<owned_thread> threads;
+        for (std::size_t k = 1; k < n; ++k) threads.emplace_back([&guarded, k] { guarded(k); });
+        guarded(0);
+        for (owned_thread& t : threads) t.join();
     }
-    /// Rethrows the first exception kept, if any (after all threads are joined).
-    void rethrow() const {
-        if (first_) std::rethrow_exception(first_);
-    }
-
-private:
-    std::mutex m_;
-    std::exception_ptr first_;
-};
+    if (first) std::rethrow_exception(first);
+}
 
 }  // namespace tandem::detail

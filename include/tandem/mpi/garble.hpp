@@ -37,6 +37,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,6 +65,34 @@ inline void receive_resting(void* p, int count, MPI_Datatype type, int from, int
         if (done) return;
         std::this_thread::sleep_for(rest);
     }
+}
+
+/// The labels at the input slots (or the output slots) of instances
+/// [begin, end) of r, in order: what goes to a rank (or comes back).
+/// An unused output slot gives a zero block.
+inline void gather(const region_data& r, std::uint32_t begin, std::uint32_t end, bool outputs,
+                   const gc::detail::label_array& outer, std::vector<block>& into) {
+    into.clear();
+    for (std::uint32_t i = begin; i < end; ++i)
+        for (const std::uint32_t s : outputs ? r.outputs_of(r.instances[i]) : r.inputs_of(r.instances[i]))
+            into.push_back(s != unused_slot ? outer[s] : block());
+}
+/// The reverse: labels, in gather's order, into their slots.
+inline void scatter(const region_data& r, std::uint32_t begin, std::uint32_t end, bool outputs,
+                    std::span<const block> labels, gc::detail::label_array& outer) {
+    std::size_t k = 0;
+    for (std::uint32_t i = begin; i < end; ++i)
+        for (const std::uint32_t s : outputs ? r.outputs_of(r.instances[i]) : r.inputs_of(r.instances[i])) {
+            if (s != unused_slot) outer[s] = labels[k];
+            ++k;
+        }
+}
+/// Slots that instances [begin, end) of r read (or write).
+inline std::size_t slots_of(const region_data& r, std::uint32_t begin, std::uint32_t end, bool outputs) {
+    std::size_t n = 0;
+    for (std::uint32_t i = begin; i < end; ++i)
+        n += outputs ? r.outputs_of(r.instances[i]).size() : r.inputs_of(r.instances[i]).size();
+    return n;
 }
 
 /// Sends or receives n blocks, in pieces an int count can hold.
@@ -112,12 +141,7 @@ public:
         const auto region = static_cast<std::uint64_t>(&r - c_.regions.data());
         const std::uint64_t work[4] = {region, begin, end, first_and};
         check(MPI_Send(work, 4, MPI_UINT64_T, rank_, detail::work_tag, comm_), "MPI_Send");
-        labels_.clear();
-        std::size_t outputs = 0;
-        for (std::uint32_t i = begin; i < end; ++i) {
-            for (const std::uint32_t s : r.inputs_of(r.instances[i])) labels_.push_back(outer[s]);
-            outputs += r.outputs_of(r.instances[i]).size();
-        }
+        detail::gather(r, begin, end, false, outer, labels_);
         detail::send_blocks(labels_.data(), labels_.size(), rank_, detail::labels_tag, comm_);
         std::uint64_t head[2];
         detail::receive_resting(head, 2, MPI_UINT64_T, rank_, detail::reply_tag, comm_);
@@ -128,14 +152,9 @@ public:
                   "MPI_Recv");
             throw error("tandem::mpi: rank " + std::to_string(rank_) + " failed garbling its region part: " + why);
         }
-        labels_.resize(outputs);
-        detail::recv_blocks(labels_.data(), outputs, rank_, detail::reply_tag, comm_);
-        std::size_t k = 0;
-        for (std::uint32_t i = begin; i < end; ++i)
-            for (const std::uint32_t s : r.outputs_of(r.instances[i])) {
-                if (s != unused_slot) outer[s] = labels_[k];
-                ++k;
-            }
+        labels_.resize(detail::slots_of(r, begin, end, true));
+        detail::recv_blocks(labels_.data(), labels_.size(), rank_, detail::reply_tag, comm_);
+        detail::scatter(r, begin, end, true, labels_, outer);
         tandem::detail::wipe_all(labels_);
         return head[1];
     }
@@ -211,22 +230,15 @@ std::optional<gc::garbled_outputs> garble(const ranks& r, const circuit<>& circ,
             if (work[0] == detail::stop_work) break;
             const region_data& reg = c.regions.at(work[0]);
             const auto begin = static_cast<std::uint32_t>(work[1]), end = static_cast<std::uint32_t>(work[2]);
-            std::size_t inputs = 0;
-            for (std::uint32_t i = begin; i < end; ++i) inputs += reg.inputs_of(reg.instances[i]).size();
-            labels.resize(inputs);
-            detail::recv_blocks(labels.data(), inputs, 0, detail::labels_tag, r.comm());
+            labels.resize(detail::slots_of(reg, begin, end, false));
+            detail::recv_blocks(labels.data(), labels.size(), 0, detail::labels_tag, r.comm());
             std::uint64_t head[2] = {0, 0};
             std::string why;
             try {
-                std::size_t k = 0;
-                for (std::uint32_t i = begin; i < end; ++i)
-                    for (const std::uint32_t s : reg.inputs_of(reg.instances[i])) outer[s] = labels[k++];
+                detail::scatter(reg, begin, end, false, labels, outer);
                 head[1] = core.instances(reg, begin, end, outer, work[3]);
                 core.flush();
-                labels.clear();
-                for (std::uint32_t i = begin; i < end; ++i)
-                    for (const std::uint32_t s : reg.outputs_of(reg.instances[i]))
-                        labels.push_back(s != unused_slot ? outer[s] : block());
+                detail::gather(reg, begin, end, true, outer, labels);
             } catch (const std::exception& e) {
                 why = e.what();
                 if (why.empty()) why = "an error without a message";

@@ -1,5 +1,5 @@
 // tandem/session/auth_stream.hpp — one streamed run under
-// security::malicious (docs/DESIGN.md §11.2): this party's segment runner.
+// security::malicious (docs/DESIGN.md §11, "In malicious mode"): this party's segment runner.
 //
 // Per segment, as it is cut:
 //

@@ -262,8 +262,8 @@ struct session_state {
 
     /// Malicious mode with threads > 1: an authenticator and a triple maker
     /// on each worker link (both SoftSpoken set-ups, the coin toss), all links
-    /// at once, one thread each; a failure on one interrupts the others and
-    /// is rethrown once all are joined.
+    /// at once, one thread each (detail::run_together: a failure on one
+    /// interrupts the others and is rethrown once all are joined).
     void make_auth_workers() {
         session_state& s = *this;
         const std::size_t n = s.worker_links.size();
@@ -271,22 +271,23 @@ struct session_state {
         std::vector<block> seeds(n);
         for (block& b : seeds) b = s.rng.next();  // the PRG is not shared between threads
         s.auth_workers.resize(n);
-        first_failure failed;
-        {
-            std::vector<owned_thread> threads;
-            for (std::size_t k = 0; k < n; ++k)
-                threads.emplace_back([&s, &seeds, &failed, k] {
-                    try {
-                        s.auth_workers[k] = std::make_unique<auth_worker>(*s.worker_links[k], s.me, s.delta, seeds[k]);
-                    } catch (...) {
-                        if (failed.keep(std::current_exception()))
-                            for (net::channel* l : s.links) l->interrupt();
-                    }
+        const auto wipe_seeds = [&] {
+            for (block& b : seeds) wipe(&b, sizeof b);
+        };
+        try {
+            run_together(
+                n,
+                [&](std::size_t k) {
+                    s.auth_workers[k] = std::make_unique<auth_worker>(*s.worker_links[k], s.me, s.delta, seeds[k]);
+                },
+                [&] {
+                    for (net::channel* l : s.links) l->interrupt();
                 });
-            for (owned_thread& t : threads) t.join();
+        } catch (...) {
+            wipe_seeds();
+            throw;
         }
-        for (block& b : seeds) wipe(&b, sizeof b);
-        failed.rethrow();
+        wipe_seeds();
     }
 
     /// Bytes sent (or received) so far on all links, for a run's statistics.
