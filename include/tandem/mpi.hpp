@@ -5,8 +5,9 @@
 //
 // Each party is an MPI job of R ranks, started with mpirun on its own hosts;
 // both parties run the same R. mpi/ranks.hpp: the environment and a party's
-// ranks; mpi/links.hpp: the rank links; mpi/garble.hpp: garbling with the
-// plan's workers as ranks. Rank r opens its own TCP
+// ranks; mpi/links.hpp: the rank links; mpi/worker.hpp: region parts run on
+// other ranks; mpi/garble.hpp: garbling with the plan's workers as ranks;
+// mpi/session.hpp: sessions with the ranks as workers (mpi::run). Rank r opens its own TCP
 // link to the peer party's rank r — Alice's rank r listens on base_port + r,
 // Bob's rank r connects to it — and both ends introduce the link with the
 // session id Alice's rank 0 drew (broadcast to her ranks), the rank and R, so
@@ -21,3 +22,5 @@
 #include <tandem/mpi/garble.hpp>
 #include <tandem/mpi/links.hpp>
 #include <tandem/mpi/ranks.hpp>
+#include <tandem/mpi/session.hpp>
+#include <tandem/mpi/worker.hpp>

@@ -87,6 +87,7 @@ class tcp_listener;
 namespace tandem::detail {
 struct session_state;
 struct batch_context;
+class remote_workers;
 }  // namespace tandem::detail
 
 TANDEM_CRYPTO_BEGIN
@@ -106,6 +107,11 @@ public:
     /// with options.threads > 1, `open_link` provides the worker links.
     session(party me, std::unique_ptr<net::channel> channel, session_options options = {},
             link_opener open_link = {});
+    /// A session whose workers 1 .. options.threads-1 run in other processes,
+    /// each on a link of its own to the peer's worker of its number:
+    /// tandem::mpi::run (mpi/session.hpp) makes them the party's MPI ranks.
+    session(party me, std::unique_ptr<net::channel> channel, session_options options,
+            std::shared_ptr<detail::remote_workers> workers);
     session(session&&) noexcept;
     session& operator=(session&&) noexcept;
     ~session();
@@ -343,6 +349,9 @@ public:
     }
 
 private:
+    session(party me, std::unique_ptr<net::channel> channel, session_options options, link_opener open_link,
+            std::shared_ptr<detail::remote_workers> workers);
+
     /// run_bits after the inputs are checked: `my_bits` holds this party's
     /// input bits in circuit order, a byte (0 or 1) each.
     std::optional<std::vector<std::vector<bool>>> run_checked(reveal who, const circuit<>& c,

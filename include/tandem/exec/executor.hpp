@@ -277,9 +277,18 @@ inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* co
         if (c.steps[s].kind == step_kind::sequential) {
             if (p.steps[s].here) stage.emplace_back(0, [&, s] { run_sequential(c.steps[s]); });
         } else {
-            for (std::uint32_t w = 0; w < p.workers; ++w)
-                if (p.steps[s].parts[w].end > p.steps[s].parts[w].begin)
-                    stage.emplace_back(w, [&, s, w] { run_part(s, w); });
+            const region_data& r = c.regions[c.steps[s].region];
+            const step_plan& sp = p.steps[s];
+            for (std::uint32_t w = 0; w < p.workers; ++w) {
+                const instance_range part = sp.parts[w];
+                if (part.end == part.begin) continue;
+                if (w != 0)  // a worker in another process gets its part now (gc::core::hand_over)
+                    fail.guard([&] {
+                        cores[w]->hand_over(r, part.begin, part.end, label, first_and + sp.instance_first_and[part.begin]);
+                    });
+                stage.emplace_back(w, [&, s, w] { run_part(s, w); });
+            }
+            if (fail.happened()) break;
         }
         run_stage();
     }

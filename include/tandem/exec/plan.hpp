@@ -35,6 +35,12 @@ namespace tandem::exec {
 /// gain 1.3× at 1024, 1.7× from 4096; paper 001 reports ≈8 for any gain and
 /// ≈512 for 90 % efficiency on its machine.
 inline constexpr std::uint32_t default_fgp_min_ands = 1024;
+/// The least ANDs worth a region part on a worker in another process
+/// (mpi/: the part's header, bodies and labels go there and its outputs come
+/// back, a round trip of MPI messages whose receiver may be resting, ~0.1–1
+/// ms): 65,536 ANDs garble in ~0.8 ms on one core. A reduction's last levels
+/// thus stay with worker 0 instead of costing a round trip each.
+inline constexpr std::uint32_t remote_min_part_ands = 65536;
 
 /// Instances [begin, end) of a region.
 struct instance_range {
@@ -55,6 +61,10 @@ struct step_plan {
 struct plan {
     std::uint32_t workers = 1;
     std::uint32_t fgp_min_ands = default_fgp_min_ands;
+    /// FGP: wide levels are split between the workers. Off where the workers
+    /// are processes of their own (mpi/: a level's parts would cost a round
+    /// trip each), so levels stay whole with worker 0.
+    bool split_levels = true;
     std::vector<step_plan> steps;
     std::vector<std::uint64_t> level_first_and;  ///< per level of the sequential gates
     std::vector<std::uint64_t> worker_ands;      ///< ANDs whose tables travel on link w
@@ -71,6 +81,7 @@ struct plan {
 
     /// Into how many parts FGP splits the ANDs of a level (1: not split).
     std::uint32_t level_parts(const level_range& lv) const noexcept {
+        if (!split_levels) return 1;
         const std::uint64_t by_size = fgp_min_ands == 0 ? workers : lv.and_count() / fgp_min_ands;
         return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(by_size, 1, workers));
     }
@@ -149,15 +160,17 @@ inline void check_plan_fits(const plan& p, const circuit_data& c) {
     }
 }
 
-/// The plan for running c with `workers` workers (threads and links per party).
+/// The plan for running c with `workers` workers (threads and links per
+/// party); levels split between them unless split_levels is false.
 inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
-                      std::uint32_t fgp_min_ands = default_fgp_min_ands) {
+                      std::uint32_t fgp_min_ands = default_fgp_min_ands, bool split_levels = true) {
     if (workers == 0 || workers > 256)
         throw usage_error("tandem: threads must be between 1 and 256, not " + std::to_string(workers));
     const circuit_data& c = circ.data();
     plan p;
     p.workers = workers;
     p.fgp_min_ands = fgp_min_ands;
+    p.split_levels = split_levels;
     p.worker_ands.assign(workers, 0);
     p.level_first_and.assign(c.levels.size(), 0);
     std::uint64_t next = 0;

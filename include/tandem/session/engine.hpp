@@ -59,6 +59,7 @@
 #include <tandem/session/cores.hpp>
 #include <tandem/session/ipp.hpp>
 #include <tandem/session/options.hpp>
+#include <tandem/session/remote_workers.hpp>
 
 #include <array>
 #include <chrono>
@@ -136,6 +137,9 @@ struct engine_parts {
     bool ipp = false;
     std::uint64_t ipp_min_ands = 0;
     core_maker cores = cores_for(garbling_hash::rekeyed);  ///< the cores under the agreed hash
+    /// Workers 1 .. threads-1 in other processes (session/remote_workers.hpp);
+    /// `links` is then the main link alone. Null: every worker is a thread here.
+    remote_workers* remote = nullptr;
 };
 
 /// One party's engine, garbling and evaluating with the cores `parts.cores`
@@ -144,6 +148,8 @@ class engine {
 public:
     explicit engine(const engine_parts& parts) : p_(parts) {
         require_aes_instructions();
+        if (p_.remote && (p_.links.size() != 1 || p_.ipp))
+            internal_error("engine: remote workers take the main link alone, without IPP");
         if (!garbler())  // each link's tables, given to the evaluator run by run (channel_source::allow)
             for (net::channel* l : p_.links) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
     }
@@ -248,8 +254,8 @@ public:
             if (ip.world_ands[exec::index(exec::world::bob)] > 0) return run_ipp(c, ip, labels);
         }
         std::optional<exec::plan> p;
-        if (p_.links.size() > 1) {
-            p = exec::make_plan(c, static_cast<std::uint32_t>(p_.links.size()));
+        if (p_.threads > 1) {
+            p = make_plan(c);
             if (p->one_worker) p.reset();
             else if (!pool_) pool_.emplace(p_.threads);
         }
@@ -336,24 +342,41 @@ private:
         if (planned_ && &planned_->data() == &c.data()) return;  // plans depend on the circuit and the options only
         planned_.reset();
         if (p_.ipp) ipp_plan_ = exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands);
-        else plan_ = exec::make_plan(c, p_.threads);
+        else plan_ = make_plan(c);
         planned_ = c;
     }
 
-    /// The plan's workers on this party's links, worker w on link w.
+    /// The plan of c over this session's workers: with remote workers, levels
+    /// stay whole with worker 0 and region parts have at least
+    /// exec::remote_min_part_ands ANDs (each costs a round trip between processes).
+    exec::plan make_plan(const circuit<>& c) const {
+        if (p_.remote) return exec::make_plan(c, p_.threads, exec::remote_min_part_ands, false);
+        return exec::make_plan(c, p_.threads);
+    }
+
+    /// The plan's workers on this party's links, worker w on link w — or,
+    /// for w ≥ 1 with remote workers, its stand-in, its tables on its own link.
     void run_cores(const circuit_data& c, const exec::plan& p, gc::detail::label_array& labels) {
         exec::workers* pool = pool_ ? &*pool_ : nullptr;
         if (garbler()) {
             std::vector<gc::channel_sink> sinks;
             for (net::channel* l : p_.links) sinks.emplace_back(*l);
             exec::detail::run_cores(
-                p, c, [&](std::uint32_t w) { return p_.cores.garbler(hash_start_, p_.delta, sinks[w]); }, labels,
-                first_and_, pool, interrupter());
+                p, c,
+                [&](std::uint32_t w) {
+                    return w < sinks.size() ? p_.cores.garbler(hash_start_, p_.delta, sinks[w])
+                                            : p_.remote->core(w, hash_start_, &p_.delta);
+                },
+                labels, first_and_, pool, interrupter());
         } else {
             for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p.worker_ands[w]);
             exec::detail::run_cores(
-                p, c, [&](std::uint32_t w) { return p_.cores.evaluator(hash_start_, *sources_[w]); }, labels,
-                first_and_, pool, interrupter());
+                p, c,
+                [&](std::uint32_t w) {
+                    return w < sources_.size() ? p_.cores.evaluator(hash_start_, *sources_[w])
+                                               : p_.remote->core(w, hash_start_, nullptr);
+                },
+                labels, first_and_, pool, interrupter());
         }
     }
 

@@ -39,11 +39,28 @@ namespace tandem {
 
 TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, session_options options,
                                link_opener open_link)
+    : session(me, std::move(channel), std::move(options), std::move(open_link), nullptr) {}
+
+TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, session_options options,
+                               std::shared_ptr<detail::remote_workers> workers)
+    : session(me, std::move(channel), std::move(options), {}, std::move(workers)) {}
+
+TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, session_options options,
+                               link_opener open_link, std::shared_ptr<detail::remote_workers> workers)
     : s_(std::make_unique<state>(me, std::move(channel), options)) {
-    if (options.threads > 1 && !open_link)
+    if (workers) {
+        if (options.threads < 2)
+            throw usage_error("session: remote workers need threads ≥ 2 (worker 0 is this process)");
+        if (options.ipp || options.security != tandem::security::semi_honest)
+            throw usage_error("session: workers in other processes (MPI ranks) run semi-honest sessions without "
+                              "IPP for now (README, \"What does not exist yet\"); run IPP or security::malicious "
+                              "with threads in one process");
+        s_->remote = std::move(workers);
+    } else if (options.threads > 1 && !open_link) {
         throw usage_error("session: threads = " + std::to_string(options.threads) +
                           " needs a way to open the other connections; use session::listen/accept/connect, "
                           "or pass a link_opener");
+    }
     s_->ch->set_timeout(options.timeout);
     const auto t0 = net::clock::now();
     s_->protect_main_link();

@@ -21,6 +21,7 @@
 #include <tandem/party.hpp>
 #include <tandem/session/engine.hpp>
 #include <tandem/session/options.hpp>
+#include <tandem/session/remote_workers.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -82,6 +83,9 @@ struct session_state {
     std::unique_ptr<net::channel> ch;
     std::vector<std::unique_ptr<net::channel>> worker_links;  // links 1 .. threads-1
     std::vector<net::channel*> links;                          // ch, then the worker links
+    // Or workers 1 .. threads-1 in other processes, on links of their own
+    // (session/remote_workers.hpp; mpi/session.hpp): then no worker links here.
+    std::shared_ptr<remote_workers> remote;
     std::uint64_t session_id = 0;                              // names this session on its worker links
     // run_batch's batched circuits (circuit/batch.hpp), the most recent
     // last; each entry holds its circuit, so the address compared stays alive.
@@ -204,7 +208,7 @@ struct session_state {
     void open_worker_links(const link_opener& open, std::chrono::milliseconds timeout) {
         session_state& s = *this;
         const std::uint32_t count = s.threads - 1 + (s.ipp ? s.threads : 0);  // + the links of Bob's world
-        if (count == 0) return;
+        if (count == 0 || s.remote) return;
         if (s.me == party::alice) {
             s.session_id = detail::declassified(s.rng.next().low());  // sent in the clear: public
             s.ch->send_value(s.session_id);
@@ -256,7 +260,8 @@ struct session_state {
                                          s.receiver ? &*s.receiver : nullptr,
                                          s.ipp,
                                          s.ipp_min_ands,
-                                         detail::cores_for(s.hash)};
+                                         detail::cores_for(s.hash),
+                                         s.remote.get()};
         s.engine.emplace(parts);
     }
 

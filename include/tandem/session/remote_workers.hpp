@@ -1,0 +1,34 @@
+// tandem/session/remote_workers.hpp — a session whose workers 1 .. W-1 run
+// in other processes (mpi/session.hpp: the party's MPI ranks), each with a
+// link of its own to the peer's worker of its number. The session, compiled
+// once without MPI, sees them only through this interface.
+#pragma once
+
+#include <tandem/crypto/target.hpp>
+
+#include <tandem/crypto/block.hpp>
+#include <tandem/gc/half_gates.hpp>
+
+#include <cstdint>
+#include <memory>
+
+TANDEM_CRYPTO_BEGIN
+
+namespace tandem::detail {
+
+/// Makes the stand-ins for a session's remote workers.
+class remote_workers {
+public:
+    virtual ~remote_workers() = default;
+    /// Worker w's core (1 ≤ w < threads) for one run or streamed segment:
+    /// it runs the region parts the plan gives w under hash start S — and,
+    /// when `delta` is set, garbles them under that Δ (this party is the
+    /// garbler), else evaluates them — with the tables on w's own link, in
+    /// plan order. Only region parts: plans for remote workers keep levels
+    /// whole (exec::plan::split_levels).
+    virtual std::unique_ptr<gc::core> core(std::uint32_t w, block hash_start, const block* delta) = 0;
+};
+
+}  // namespace tandem::detail
+
+TANDEM_CRYPTO_END
