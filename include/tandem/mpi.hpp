@@ -21,6 +21,7 @@
 
 #include <tandem/mpi/garble.hpp>
 #include <tandem/mpi/links.hpp>
+#include <tandem/mpi/liveness.hpp>
 #include <tandem/mpi/ranks.hpp>
 #include <tandem/mpi/session.hpp>
 #include <tandem/mpi/worker.hpp>

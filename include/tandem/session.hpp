@@ -108,9 +108,10 @@ public:
     session(party me, std::unique_ptr<net::channel> channel, session_options options = {},
             link_opener open_link = {});
     /// A session whose workers 1 .. options.threads-1 run in other processes,
-    /// each on a link of its own to the peer's worker of its number:
+    /// each on links of its own to the peer's worker of its number:
     /// tandem::mpi::run (mpi/session.hpp) makes them the party's MPI ranks.
-    session(party me, std::unique_ptr<net::channel> channel, session_options options,
+    /// With IPP, `open_link` provides this party's link 0 of Bob's world.
+    session(party me, std::unique_ptr<net::channel> channel, session_options options, link_opener open_link,
             std::shared_ptr<detail::remote_workers> workers);
     session(session&&) noexcept;
     session& operator=(session&&) noexcept;
@@ -349,9 +350,6 @@ public:
     }
 
 private:
-    session(party me, std::unique_ptr<net::channel> channel, session_options options, link_opener open_link,
-            std::shared_ptr<detail::remote_workers> workers);
-
     /// run_bits after the inputs are checked: `my_bits` holds this party's
     /// input bits in circuit order, a byte (0 or 1) each.
     std::optional<std::vector<std::vector<bool>>> run_checked(reveal who, const circuit<>& c,

@@ -6,12 +6,20 @@
 //                 regions split between the ranks), the standard library's
 //                 two-party sort and a random program, each compiled and run
 //                 twice on seeded random inputs, and the streamed BioMatch:
-//                 every result must equal plaintext on both parties.
-//   --case ipp    IPP is not run over ranks yet: every rank of both parties
-//                 must fail with a usage_error saying so.
+//                 every result must equal plaintext on both parties. With
+//                 --ipp yes, the same with IPP: both worlds on every rank,
+//                 regions of 1,000 ANDs and more cut between them.
+//   --case malicious
+//                 not run over ranks yet: every rank of both parties must
+//                 fail with a usage_error saying so.
 //   --case kill --die-rank K --die-after-ms M
 //                 rank K of this party kills itself M ms into a long run
 //                 (Open MPI's mpirun then ends this party's job);
+//   --case kill --stall-rank K --stall-after-ms M
+//                 rank K of this party stops (SIGSTOP) M ms into a long run:
+//                 the others must report it lost ("failed on rank K",
+//                 "not been heard from"; pair.sh reads this party's output),
+//                 then the job ends with MPI_Abort;
 //   --case kill --expect-failure yes
 //                 the peer of such a party: every rank must fail with a
 //                 tandem::error naming a rank, within the deadline.
@@ -103,9 +111,11 @@ bool run_apps(session& s, party me) {
     auto fn = apps::biomatch_stream<16>(n);
     const std::uint64_t got = me == party::alice ? s.run(fn, std::vector(db.begin(), db.end())) : s.run(fn, sample);
     const bool same = got == apps::biomatch_plain<n, 4>(db, sample);
-    std::printf("%s: streamed BioMatch of %zu entries, %llu ANDs: %s\n", name, n,
-                static_cast<unsigned long long>(s.last_run().and_gates), same ? "equals plaintext" : "DIFFERS");
-    return ok && same;
+    const run_stats stats = s.last_run();
+    std::printf("%s: streamed BioMatch of %zu entries, %llu ANDs, %llu bits transferred between worlds: %s\n", name,
+                n, static_cast<unsigned long long>(stats.and_gates),
+                static_cast<unsigned long long>(stats.transferred_bits), same ? "equals plaintext" : "DIFFERS");
+    return ok && same && (stats.transferred_bits > 0) == s.ipp();  // with IPP the regions were cut
 }
 
 }  // namespace
@@ -114,8 +124,8 @@ int main(int argc, char** argv) {
     mpi::environment env(argc, argv);
     party me = party::alice;
     std::string what = "apps";
-    bool expect_failure = false;
-    int port = 0, die_rank = -1;
+    bool expect_failure = false, ipp = false;
+    int port = 0, die_rank = -1, stall_rank = -1;
     long timeout_ms = 5000, die_after_ms = 1000;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i], v = argv[i + 1];
@@ -124,19 +134,31 @@ int main(int argc, char** argv) {
         else if (a == "--case") what = v;
         else if (a == "--timeout-ms") timeout_ms = std::stol(v);
         else if (a == "--die-rank") die_rank = std::stoi(v);
-        else if (a == "--die-after-ms") die_after_ms = std::stol(v);
+        else if (a == "--die-after-ms" || a == "--stall-after-ms") die_after_ms = std::stol(v);
+        else if (a == "--stall-rank") stall_rank = std::stoi(v);
         else if (a == "--expect-failure") expect_failure = v == "yes";
+        else if (a == "--ipp") ipp = v == "yes";
     }
     const mpi::ranks r;
     const char* name = me == party::alice ? "alice" : "bob";
     session_options o;
     o.timeout = std::chrono::milliseconds(timeout_ms);
     o.connect_timeout = std::chrono::seconds(30);
-    o.ipp = what == "ipp";
+    o.ipp = ipp;
+    o.ipp_min_ands = 1000;
+    if (what == "malicious") {
+        o.security = security::malicious;
+        o.allow_plain_links = true;
+    }
     if (r.rank() == die_rank)
         std::thread([die_after_ms] {
             std::this_thread::sleep_for(std::chrono::milliseconds(die_after_ms));
             std::raise(SIGKILL);
+        }).detach();
+    if (r.rank() == stall_rank)
+        std::thread([die_after_ms] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(die_after_ms));
+            std::raise(SIGSTOP);
         }).detach();
     const auto t0 = std::chrono::steady_clock::now();
     bool ok = true;
@@ -159,7 +181,7 @@ int main(int argc, char** argv) {
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::string why = e.what();
         std::printf("%s rank %d of %d: error after %.1f s: %s\n", name, r.rank(), r.size(), sec, why.c_str());
-        if (what == "ipp") ok = why.find("without IPP") != std::string::npos;
+        if (what == "malicious") ok = why.find("semi-honest sessions for now") != std::string::npos;
         else if (expect_failure)  // the killed party's ranks die by die_after_ms; then one deadline
             ok = why.find("failed on rank ") != std::string::npos &&
                  sec < static_cast<double>(die_after_ms + 2 * timeout_ms) / 1000 + 10;

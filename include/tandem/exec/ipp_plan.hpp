@@ -80,11 +80,12 @@ struct ipp_plan {
 /// inputs: stream_segment in circuit/builder.hpp).
 inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
                               std::uint64_t ipp_min_ands = default_ipp_min_ands,
-                              std::uint32_t fgp_min_ands = default_fgp_min_ands, std::uint32_t first_input = 0) {
+                              std::uint32_t fgp_min_ands = default_fgp_min_ands, std::uint32_t first_input = 0,
+                              bool split_levels = true) {
     const circuit_data& c = circ.data();
     const std::size_t n_steps = c.steps.size();
     ipp_plan ip;
-    ip.worlds[0] = make_plan(circ, workers, fgp_min_ands);  // tweaks, level offsets, sequential FGP
+    ip.worlds[0] = make_plan(circ, workers, fgp_min_ands, split_levels);  // tweaks, level offsets, sequential FGP
     ip.worlds[1] = ip.worlds[0];
     ip.and_gates = ip.worlds[0].and_gates;
     ip.cut.assign(n_steps, 0);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,12 +28,14 @@ struct rank_hello {
     static constexpr std::uint64_t magic = 0x314b4e52444e54ull;  // "TNDRNK1"
     std::uint64_t session = 0;
     std::uint32_t rank = 0, ranks = 0;
+    std::uint32_t link = 0;  ///< which of the rank's links (IPP: 1 carries Bob's world)
 
     void send(net::channel& ch) const {
         ch.send_value(magic);
         ch.send_value(session);
         ch.send_value(rank);
         ch.send_value(ranks);
+        ch.send_value(link);
         ch.flush();
     }
     static rank_hello receive(net::channel& ch) {
@@ -43,6 +46,7 @@ struct rank_hello {
         h.session = ch.recv_value<std::uint64_t>();
         h.rank = ch.recv_value<std::uint32_t>();
         h.ranks = ch.recv_value<std::uint32_t>();
+        h.link = ch.recv_value<std::uint32_t>();
         return h;
     }
 };
@@ -61,64 +65,79 @@ inline std::string advertised_host(const ranks& r) {
     return mine == std::string(all.data()) ? std::string() : mine;
 }
 
-/// One rank's link: Alice's listens on `port`, Bob's connects to host:port;
-/// the hellos are swapped and checked (open_peer_link). mine.session is
-/// Alice's id on her side; on Bob's the one his rank 0 reached (0 on rank 0
-/// itself, which learns it here).
-inline std::unique_ptr<net::channel> link_rank(party me, rank_hello& mine, const std::string& host, std::uint16_t port,
-                                               std::chrono::milliseconds timeout) {
-    std::unique_ptr<net::channel> link;
-    rank_hello theirs;
-    if (me == party::alice) {
-        net::tcp_listener listener(port);
-        link = listener.accept(timeout);
-        link->set_timeout(timeout);
-        mine.send(*link);
-        theirs = rank_hello::receive(*link);
-    } else {
-        link = net::tcp_connect(host, port, timeout);
-        link->set_timeout(timeout);
-        theirs = rank_hello::receive(*link);
-        rank_hello{theirs.session, mine.rank, mine.ranks}.send(*link);  // before checking: the peer learns why
-    }
-    if (theirs.rank != mine.rank || theirs.ranks != mine.ranks)
+/// Checks the peer rank's hello against this rank's (and, on Bob's side,
+/// learns the session from it).
+inline void check_hello(party me, rank_hello& mine, const rank_hello& theirs) {
+    if (theirs.rank != mine.rank || theirs.ranks != mine.ranks || theirs.link != mine.link)
         throw protocol_error("tandem::mpi: this party's rank " + std::to_string(mine.rank) + " of " +
                              std::to_string(mine.ranks) + " reached the peer's rank " + std::to_string(theirs.rank) +
                              " of " + std::to_string(theirs.ranks) +
-                             "; both parties must run the same number of ranks (mpirun -np) on the same base port");
+                             (theirs.link != mine.link ? " on another of its links (one uses IPP, the other not?)" : "") +
+                             "; both parties must run the same number of ranks (mpirun -np) on the same base port, "
+                             "with the same options");
     if (me == party::alice && theirs.session != mine.session)
         throw protocol_error("tandem::mpi: the peer's rank " + std::to_string(theirs.rank) +
                              " answered for another session (another job on these ports?)");
-    if (me == party::bob && mine.rank != 0 && theirs.session != mine.session)
+    if (me == party::bob && (mine.rank != 0 || mine.link != 0) && theirs.session != mine.session)
         throw protocol_error("tandem::mpi: rank " + std::to_string(mine.rank) +
                              " reached another session than rank 0 did (another job on these ports?)");
     if (me == party::bob) mine.session = theirs.session;
-    return link;
+}
+
+/// One rank's `count` links: Alice's listens on `port` and accepts them in
+/// turn, Bob's connects to host:port for each; the hellos are swapped and
+/// checked (check_hello). mine.session is Alice's id on her side; on Bob's
+/// the one his rank 0 reached (0 on rank 0 itself, which learns it here).
+inline std::vector<std::unique_ptr<net::channel>> link_rank(party me, rank_hello& mine, const std::string& host,
+                                                            std::uint16_t port, std::chrono::milliseconds timeout,
+                                                            std::uint32_t count) {
+    std::vector<std::unique_ptr<net::channel>> links;
+    std::optional<net::tcp_listener> listener;
+    if (me == party::alice) listener.emplace(port);
+    for (std::uint32_t k = 0; k < count; ++k) {
+        std::unique_ptr<net::channel> link;
+        rank_hello theirs;
+        mine.link = k;
+        if (me == party::alice) {
+            link = listener->accept(timeout);
+            link->set_timeout(timeout);
+            mine.send(*link);
+            theirs = rank_hello::receive(*link);
+        } else {
+            link = net::tcp_connect(host, port, timeout);
+            link->set_timeout(timeout);
+            theirs = rank_hello::receive(*link);
+            rank_hello{theirs.session, mine.rank, mine.ranks, k}.send(*link);  // before checking: the peer learns why
+        }
+        check_hello(me, mine, theirs);
+        links.push_back(std::move(link));
+    }
+    return links;
 }
 }  // namespace detail
 
-/// Opens this rank's link to the peer party's rank of the same number.
-/// Alice's rank r listens on base_port + r (all addresses). Rank 0's links
-/// form first: Bob's rank 0 connects to peer_host:base_port, and Alice's rank
-/// 0 sends him where each of her ranks is reached (detail::advertised_host:
+/// Opens this rank's `count` links (one per world with IPP) to the peer
+/// party's rank of the same number. Alice's rank r listens on base_port + r
+/// (all addresses) and accepts them in turn. Rank 0's links form first: Bob's
+/// rank 0 connects to peer_host:base_port, and Alice's rank 0 sends him
+/// where each of her ranks is reached (detail::advertised_host:
 /// $TANDEM_MPI_HOST, else the rank's host name if it is not rank 0's, else
 /// peer_host), which he broadcasts; then Bob's rank r connects there, port
 /// base_port + r, retrying until `timeout`. Alice's hello goes first, Bob
-/// answers with his, and each end checks the other's: the same rank and the
-/// same number of ranks (so a different mpirun -np is a protocol_error at
-/// both ends), on Alice's side her session id; then Bob's ranks check they
-/// all reached the same session (his rank 0's, broadcast). Collective over
-/// r's communicator; a failure on any rank is reported on every rank
-/// (ranks::agree).
-inline std::unique_ptr<net::channel> open_peer_link(party me, const ranks& r, const std::string& peer_host,
-                                                    std::uint16_t base_port,
-                                                    std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+/// answers with his, and each end checks the other's: the same rank, number
+/// of ranks and link (so a different mpirun -np is a protocol_error at both
+/// ends), on Alice's side her session id, on Bob's ranks his rank 0's.
+/// Collective over r's communicator; a failure on any rank is reported on
+/// every rank (ranks::agree).
+inline std::vector<std::unique_ptr<net::channel>> open_peer_links(
+    party me, const ranks& r, const std::string& peer_host, std::uint16_t base_port, std::uint32_t count,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
     std::exception_ptr failed;
     std::uint64_t session = 0;  // Alice's, drawn by her rank 0: public, it only tells sessions apart
     std::string host;           // Alice: where Bob's rank of this number reaches this one
     try {
         if (static_cast<std::uint32_t>(base_port) + static_cast<std::uint32_t>(r.size()) > 65536u)
-            throw usage_error("tandem::mpi::open_peer_link: base port " + std::to_string(base_port) + " + " +
+            throw usage_error("tandem::mpi::open_peer_links: base port " + std::to_string(base_port) + " + " +
                               std::to_string(r.size()) + " ranks passes 65535; choose a lower base port");
         if (me == party::alice && r.rank() == 0) {
             std::random_device device;
@@ -142,10 +161,11 @@ inline std::unique_ptr<net::channel> open_peer_link(party me, const ranks& r, co
             for (std::size_t k = 0; k < hosts.size(); ++k) hosts[k] = all.data() + 256 * k;
         }
     }
-    std::unique_ptr<net::channel> link;
+    std::vector<std::unique_ptr<net::channel>> links;
     try {
         if (r.rank() == 0) {
-            link = detail::link_rank(me, mine, peer_host, base_port, timeout);
+            links = detail::link_rank(me, mine, peer_host, base_port, timeout, count);
+            net::channel* const link = links.front().get();
             if (me == party::alice) {
                 for (const std::string& h : hosts) {
                     link->send_value(static_cast<std::uint32_t>(h.size()));
@@ -173,18 +193,26 @@ inline std::unique_ptr<net::channel> open_peer_link(party me, const ranks& r, co
         check(MPI_Bcast(all.data(), static_cast<int>(all.size()), MPI_CHAR, 0, r.comm()), "MPI_Bcast");
         for (std::size_t k = 0; k < hosts.size(); ++k) hosts[k] = all.data() + 256 * k;
         mine.session = r.broadcast(mine.session);
+        mine.link = 0;
     }
     try {
         if (r.rank() != 0) {
             const std::string& to = hosts[static_cast<std::size_t>(r.rank())];
-            link = detail::link_rank(me, mine, to.empty() ? peer_host : to,
-                                     static_cast<std::uint16_t>(base_port + r.rank()), timeout);
+            links = detail::link_rank(me, mine, to.empty() ? peer_host : to,
+                                      static_cast<std::uint16_t>(base_port + r.rank()), timeout, count);
         }
     } catch (...) {
         failed = std::current_exception();
     }
     r.agree(failed, "opening the link to the peer party's rank");
-    return link;
+    return links;
+}
+
+/// open_peer_links with one link per rank.
+inline std::unique_ptr<net::channel> open_peer_link(party me, const ranks& r, const std::string& peer_host,
+                                                    std::uint16_t base_port,
+                                                    std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+    return std::move(open_peer_links(me, r, peer_host, base_port, 1, timeout).front());
 }
 
 }  // namespace tandem::mpi

@@ -7,6 +7,7 @@
 
 #include <tandem/error.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -41,7 +42,19 @@ public:
     }
     environment(const environment&) = delete;
     environment& operator=(const environment&) = delete;
-    ~environment() { MPI_Finalize(); }
+    /// MPI_Finalize — or, once a rank of this job was declared lost
+    /// (mpi/liveness.hpp), MPI_Abort: finalizing would wait for it forever.
+    /// The loss has been reported by then (a tandem::error on this rank).
+    ~environment() {
+        if (rank_lost()) MPI_Abort(MPI_COMM_WORLD, 1);
+        MPI_Finalize();
+    }
+
+    /// Set once a rank is declared lost; read by the destructor.
+    static std::atomic<bool>& rank_lost() {
+        static std::atomic<bool> lost{false};
+        return lost;
+    }
 };
 
 /// This party's ranks: a communicator, MPI_COMM_WORLD unless the job holds

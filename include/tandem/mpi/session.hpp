@@ -15,7 +15,9 @@
 // MPI — with threads = R; the plan gives worker w's region parts to rank w
 // (mpi/worker.hpp), whose tables go straight over its own link to the peer's
 // rank w, which evaluates them. Compiled, batched and streamed runs all
-// work so; levels are not split across ranks (no FGP between processes).
+// work so, with IPP too (a link per world on every rank, each world served
+// on a thread of its own); levels are not split across ranks (no FGP
+// between processes).
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -25,6 +27,7 @@
 #include <tandem/error.hpp>
 #include <tandem/gc/channel_tables.hpp>
 #include <tandem/mpi/links.hpp>
+#include <tandem/mpi/liveness.hpp>
 #include <tandem/mpi/ranks.hpp>
 #include <tandem/mpi/worker.hpp>
 #include <tandem/net/secure_channel.hpp>
@@ -37,6 +40,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,19 +50,21 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::mpi {
 
 namespace detail {
-/// Rank 0's remote workers: one remote_core per rank and run.
+/// Rank 0's remote workers: one remote_core per rank, world and run.
 class rank_workers final : public tandem::detail::remote_workers {
 public:
-    rank_workers(const ranks& r, garbling_hash hash)
-        : comm_(r.comm()), hash_(hash), caches_(static_cast<std::size_t>(r.size())) {}
+    rank_workers(const ranks& r, garbling_hash hash, liveness& live)
+        : comm_(r.comm()), hash_(hash), live_(live), caches_(2 * static_cast<std::size_t>(r.size())) {}
 
-    std::unique_ptr<gc::core> core(std::uint32_t w, block hash_start, const block* delta) override {
+    std::unique_ptr<gc::core> core(std::uint32_t w, std::uint32_t world, block hash_start,
+                                   const block* delta) override {
         part_header base;
         base.hash = static_cast<std::uint64_t>(hash_);
         base.garbles = delta != nullptr;
         base.hash_start = hash_start;
         if (delta) base.delta = *delta;
-        auto c = std::make_unique<remote_core>(static_cast<int>(w), comm_, base, caches_.at(w));
+        auto c = std::make_unique<remote_core>(static_cast<int>(w), comm_, base, caches_.at(2 * w + world),
+                                               static_cast<int>(world), &live_);
         tandem::detail::wipe(&base, sizeof base);
         return c;
     }
@@ -66,13 +72,16 @@ public:
 private:
     MPI_Comm comm_;
     garbling_hash hash_;
-    std::vector<rank_cache> caches_;
+    liveness& live_;
+    std::vector<rank_cache> caches_;  // per rank and world: what each serving thread holds
 };
 
-/// Rank w ≥ 1 of a session: garbles or evaluates the parts rank 0 sends, the
-/// tables on `link` (to the peer's rank w), until rank 0 says stop; with
-/// `failed` set (the link could not be set up), answers each with that.
-inline std::exception_ptr serve_session(MPI_Comm comm, net::channel* link, std::exception_ptr failed) {
+/// Rank w ≥ 1 of a session, in one world: garbles or evaluates the parts
+/// rank 0 sends, the tables on `link` (to the peer's rank w), until rank 0
+/// says stop; with `failed` set (the link could not be set up), answers
+/// each with that.
+inline std::exception_ptr serve_session(MPI_Comm comm, net::channel* link, std::exception_ptr failed, int world,
+                                        liveness& live) {
     std::optional<gc::channel_sink> sink;
     std::optional<gc::channel_source> source;
     if (link) sink.emplace(*link), source.emplace(*link, 0);
@@ -84,7 +93,82 @@ inline std::exception_ptr serve_session(MPI_Comm comm, net::channel* link, std::
             source->allow(2 * ands);  // exactly the part's tables: the next part's stay on the link
             return cores.evaluator(h.hash_start, *source);
         },
-        std::move(failed));
+        std::move(failed), world, &live);
+}
+
+inline constexpr int status_tag = 3191, verdict_tag = 3192;
+
+/// The message of a failure (empty for none).
+inline std::string message_of(const std::exception_ptr& e) {
+    if (!e) return {};
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        return *x.what() ? x.what() : "an error without a message";
+    } catch (...) {
+        return "an unknown exception";
+    }
+}
+
+/// The end of mpi::run, as ranks::agree but without a collective (a rank may
+/// be lost): every rank sends rank 0 its outcome, rank 0 finds the lowest
+/// rank that failed (a lost one included) and sends every rank it still
+/// hears the verdict; each throws tandem::error "the session failed on rank
+/// K of R: why". Every wait keeps the liveness deadline.
+inline void settle(const ranks& r, const std::exception_ptr& mine, liveness& live) {
+    const auto fail_with = [&](int rank, const std::string& why) {
+        throw error("tandem::mpi: the session failed on rank " + std::to_string(rank) + " of " +
+                    std::to_string(r.size()) + ": " + why);
+    };
+    std::uint64_t n = 0;
+    if (r.rank() != 0) {
+        const std::string why = message_of(mine);
+        n = why.size();
+        send_all(&n, 1, 0, status_tag, r.comm());
+        send_all(why.data(), why.size(), 0, status_tag, r.comm());
+        std::uint64_t verdict[2];  // the rank that failed (R: none), its message's length
+        try {
+            receive_resting(verdict, 2, MPI_UINT64_T, 0, verdict_tag, r.comm(), &live);
+        } catch (const std::exception& e) {
+            fail_with(0, e.what());
+        }
+        std::string theirs(verdict[1], '\0');
+        recv_all(theirs.data(), theirs.size(), 0, verdict_tag, r.comm());
+        if (verdict[0] < static_cast<std::uint64_t>(r.size())) fail_with(static_cast<int>(verdict[0]), theirs);
+        return;
+    }
+    // Each rank's outcome; a lost rank's is its loss, the cause of whatever
+    // failed on rank 0 waiting for it, so the lowest lost rank is named first.
+    std::vector<std::string> outcome(static_cast<std::size_t>(r.size()));
+    outcome[0] = message_of(mine);
+    for (int w = 1; w < r.size(); ++w) {
+        std::string& theirs = outcome[static_cast<std::size_t>(w)];
+        if (!live.lost(w)) {
+            try {
+                receive_resting(&n, 1, MPI_UINT64_T, w, status_tag, r.comm(), &live);
+                theirs.resize(n);
+                recv_all(theirs.data(), theirs.size(), w, status_tag, r.comm());
+            } catch (const std::exception& e) {
+                theirs = e.what();
+            }
+        }
+        if (live.lost(w))
+            theirs = "it has not been heard from for " + std::to_string(live.timeout().count()) +
+                     " ms (its process stopped, or its host is lost)";
+    }
+    std::uint64_t first = static_cast<std::uint64_t>(r.size());
+    for (int w = 1; w < r.size() && first == static_cast<std::uint64_t>(r.size()); ++w)
+        if (live.lost(w)) first = static_cast<std::uint64_t>(w);
+    for (int w = 0; w < r.size() && first == static_cast<std::uint64_t>(r.size()); ++w)
+        if (!outcome[static_cast<std::size_t>(w)].empty()) first = static_cast<std::uint64_t>(w);
+    const std::string why = first < outcome.size() ? outcome[first] : std::string();
+    for (int w = 1; w < r.size(); ++w) {
+        if (live.lost(w)) continue;
+        const std::uint64_t verdict[2] = {first, why.size()};
+        send_all(verdict, 2, w, verdict_tag, r.comm());
+        send_all(why.data(), why.size(), w, verdict_tag, r.comm());
+    }
+    if (first < static_cast<std::uint64_t>(r.size())) fail_with(static_cast<int>(first), why);
 }
 }  // namespace detail
 
@@ -92,11 +176,15 @@ inline std::exception_ptr serve_session(MPI_Comm comm, net::channel* link, std::
 /// workers are r's ranks (threads = r.size()); the other ranks serve it
 /// until body returns. Every rank of the party calls it with the same
 /// arguments (body runs on rank 0 only). options.threads must be 1 (then
-/// set to R) or R. Semi-honest, without IPP, for now: anything else is a
-/// usage_error on every rank. A failure anywhere — the body, the session,
-/// a rank's link or part — is a tandem::error on every rank naming the rank
-/// it happened on (ranks::agree); the peer party's ranks fail too, as their
-/// links close.
+/// set to R) or R. With IPP every rank holds a second link, for Bob's world,
+/// and serves both worlds at once (a thread each). Semi-honest for now:
+/// security::malicious is a usage_error on every rank. A failure anywhere —
+/// the body, the session, a rank's link or part — is a tandem::error on
+/// every rank naming the rank it happened on (detail::settle); the peer
+/// party's ranks fail too, as their links close. A rank silent for
+/// options.timeout (stopped, its host lost) is such a failure too, on every
+/// rank still running, within the timeout (mpi/liveness.hpp); the job then
+/// ends with MPI_Abort when the environment goes.
 template <class Body>
 void run(const ranks& r, party me, const std::string& peer_host, std::uint16_t base_port, session_options options,
          Body&& body) {
@@ -106,40 +194,64 @@ void run(const ranks& r, party me, const std::string& peer_host, std::uint16_t b
         if (options.threads != 1 && options.threads != size)
             throw usage_error("tandem::mpi::run: threads is the number of ranks (mpirun -np " + std::to_string(size) +
                               "), not " + std::to_string(options.threads) + "; leave it at 1");
-        if (options.ipp || options.security != tandem::security::semi_honest)
-            throw usage_error("tandem::mpi::run: a party spread over MPI ranks runs semi-honest sessions without IPP "
-                              "for now (README, \"What does not exist yet\"); run IPP or security::malicious with "
-                              "threads in one process");
+        if (options.security != tandem::security::semi_honest)
+            throw usage_error("tandem::mpi::run: a party spread over MPI ranks runs semi-honest sessions for now "
+                              "(README, \"What does not exist yet\"); run security::malicious with threads in one "
+                              "process");
         options.threads = size;
     } catch (...) {
         failed = std::current_exception();
     }
     r.agree(failed, "checking the session options");
-    std::unique_ptr<net::channel> link = open_peer_link(me, r, peer_host, base_port, options.connect_timeout);
+    const std::uint32_t worlds = options.ipp ? 2 : 1;
+    std::vector<std::unique_ptr<net::channel>> links =
+        open_peer_links(me, r, peer_host, base_port, worlds, options.connect_timeout);
+    liveness live(r, options.timeout);
     if (r.rank() == 0) {
         try {
-            link->set_timeout(options.timeout);
+            for (const auto& l : links) l->set_timeout(options.timeout);
             std::optional<session> s;
-            if (size == 1) s.emplace(me, std::move(link), options);
-            else s.emplace(me, std::move(link), options, std::make_shared<detail::rank_workers>(r, options.hash));
+            if (size == 1 && !options.ipp) {
+                s.emplace(me, std::move(links[0]), options);
+            } else {
+                // With IPP, link 0 of Bob's world is this rank's second link.
+                session::link_opener bob_world;
+                if (options.ipp) bob_world = [&] { return std::move(links[1]); };
+                if (size == 1) s.emplace(me, std::move(links[0]), options, std::move(bob_world));
+                else
+                    s.emplace(me, std::move(links[0]), options, std::move(bob_world),
+                              std::make_shared<detail::rank_workers>(r, options.hash, live));
+            }
             body(*s);
         } catch (...) {
             failed = std::current_exception();
         }
-        for (int w = 1; w < r.size(); ++w) stop_serving(w, r.comm());
+        for (int w = 1; w < r.size(); ++w)
+            for (std::uint32_t world = 0; world < worlds; ++world) stop_serving(w, r.comm(), static_cast<int>(world));
     } else {
         try {
-            link->set_timeout(options.timeout);
-            if (options.encrypt_links)  // sealed as the session seals worker link r
-                link = net::secure_link(std::move(link), *options.encrypt_links, me == party::bob,
-                                        static_cast<std::uint32_t>(r.rank()));
+            for (std::uint32_t k = 0; k < worlds; ++k) {
+                links[k]->set_timeout(options.timeout);
+                if (options.encrypt_links)  // sealed as the session seals worker link r (Bob's world: R + r)
+                    links[k] = net::secure_link(std::move(links[k]), *options.encrypt_links, me == party::bob,
+                                                k * size + static_cast<std::uint32_t>(r.rank()));
+            }
         } catch (...) {
             failed = std::current_exception();
         }
-        failed = detail::serve_session(r.comm(), failed ? nullptr : link.get(), failed);
-        if (link) link->close();  // the peer's rank learns at once if this one failed
+        const auto link = [&](std::uint32_t k) { return failed ? nullptr : links[k].get(); };
+        std::exception_ptr bob_world;  // served on a thread of its own: a rank garbles one world while evaluating the other
+        std::optional<std::thread> second;
+        if (worlds == 2)
+            second.emplace(
+                [&, l = link(1), f = failed] { bob_world = detail::serve_session(r.comm(), l, f, 1, live); });
+        failed = detail::serve_session(r.comm(), link(0), failed, 0, live);
+        if (second) second->join();
+        if (!failed) failed = bob_world;
+        for (const auto& l : links)
+            if (l) l->close();  // the peer's rank learns at once if this one failed
     }
-    r.agree(failed, "the session");
+    detail::settle(r, failed, live);
 }
 
 }  // namespace tandem::mpi

@@ -32,6 +32,7 @@
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/error.hpp>
 #include <tandem/gc/half_gates.hpp>
+#include <tandem/mpi/liveness.hpp>
 #include <tandem/mpi/ranks.hpp>
 
 #include <algorithm>
@@ -40,6 +41,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -51,7 +53,10 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::mpi {
 
 namespace detail {
+/// Message tags; each world (IPP) has its own set, `world_tags` apart, so
+/// that a rank serves both worlds at once on two threads.
 inline constexpr int work_tag = 3101, bodies_tag = 3102, kinds_tag = 3103, labels_tag = 3104, reply_tag = 3105;
+inline constexpr int world_tags = 10;
 
 /// What rank 0 says first about a region part (or that there are no more).
 struct part_header {
@@ -71,26 +76,50 @@ static_assert(std::is_trivially_copyable_v<part_header>);
 /// the rank doing the work (bench/RESULTS.md: 2 ranks on 2 cores garbled
 /// BioMatch at 1.2× one rank so). The rests double from 10 µs to 500 µs: a
 /// small part (a reduction's last levels) is answered within microseconds, a
-/// long wait costs a few wake-ups per millisecond.
-inline void receive_resting(void* p, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm) {
+/// long wait costs a few wake-ups per millisecond. With a `live` watch on
+/// the sender, it throws once the sender has been silent for the timeout
+/// (the receive is cancelled first).
+inline void receive_resting(void* p, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm,
+                            liveness* live = nullptr) {
     MPI_Request request;
     check(MPI_Irecv(p, count, type, from, tag, comm, &request), "MPI_Irecv");
+    std::optional<liveness::watch> watch;
+    if (live) watch.emplace(*live, from);
     for (std::chrono::microseconds rest{10};; rest = std::min(2 * rest, std::chrono::microseconds(500))) {
         int done = 0;
         check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
         if (done) return;
+        try {
+            if (watch) watch->check();
+        } catch (...) {
+            MPI_Cancel(&request);
+            MPI_Request_free(&request);
+            throw;
+        }
         std::this_thread::sleep_for(rest);
     }
 }
 
-/// Waits for `requests` to complete, resting between tests as
-/// receive_resting does.
-inline void wait_resting(std::vector<MPI_Request>& requests) {
+/// Waits for `requests` (sends to rank `to`) to complete, resting between
+/// tests as receive_resting does, and keeping its `live` watch on `to`: if
+/// that rank is lost, the requests are freed (never to complete) and the
+/// watch's error thrown.
+inline void wait_resting(std::vector<MPI_Request>& requests, int to, liveness* live = nullptr) {
+    std::optional<liveness::watch> watch;
+    if (live) watch.emplace(*live, to);
     for (std::chrono::microseconds rest{10};; rest = std::min(2 * rest, std::chrono::microseconds(500))) {
         int done = 0;
         check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
               "MPI_Testall");
         if (done) break;
+        try {
+            if (watch) watch->check();
+        } catch (...) {
+            for (MPI_Request& q : requests)
+                if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
+            requests.clear();
+            throw;
+        }
         std::this_thread::sleep_for(rest);
     }
     requests.clear();
@@ -230,10 +259,18 @@ struct rank_cache {
 class remote_core final : public gc::core {
 public:
     /// `base` holds what every part of this run shares (hash, its start, Δ).
-    remote_core(int rank, MPI_Comm comm, const detail::part_header& base, rank_cache& cache)
-        : rank_(rank), comm_(comm), base_(base), cache_(cache) {}
+    /// `world` picks the tags (and so rank w's serving thread and link).
+    /// With `live`, every wait on the rank keeps its deadline (mpi/liveness.hpp).
+    remote_core(int rank, MPI_Comm comm, const detail::part_header& base, rank_cache& cache, int world = 0,
+                liveness* live = nullptr)
+        : rank_(rank), comm_(comm), tags_(world * detail::world_tags), base_(base), cache_(cache), live_(live) {}
     ~remote_core() override {
-        if (!requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+        if (part_.region) {  // handed over, never collected (the run failed first): the rank runs it and answers
+            try {
+                collect();
+            } catch (...) {  // its error, or its loss, is reported where the run failed
+            }
+        }
         tandem::detail::wipe(&base_, sizeof base_);
         tandem::detail::wipe(&header_, sizeof header_);
         tandem::detail::wipe_all(labels_);
@@ -255,37 +292,23 @@ public:
         for (std::uint32_t i = begin; i < end; ++i) kinds_.push_back(r.instances[i].body);
         detail::gather(r, begin, end, false, outer, labels_);
         cache_.holds = false;  // until the bodies are sent
-        detail::start_send(&header_, 1, rank_, detail::work_tag, comm_, requests_);
+        detail::start_send(&header_, 1, rank_, tags_ + detail::work_tag, comm_, requests_);
         if (fresh) {
             cache_.bodies.swap(words_);
-            detail::start_send(cache_.bodies.data(), cache_.bodies.size(), rank_, detail::bodies_tag, comm_, requests_);
+            detail::start_send(cache_.bodies.data(), cache_.bodies.size(), rank_, tags_ + detail::bodies_tag, comm_, requests_);
         }
-        detail::start_send(kinds_.data(), kinds_.size(), rank_, detail::kinds_tag, comm_, requests_);
-        detail::start_send(labels_.data(), labels_.size(), rank_, detail::labels_tag, comm_, requests_);
+        detail::start_send(kinds_.data(), kinds_.size(), rank_, tags_ + detail::kinds_tag, comm_, requests_);
+        detail::start_send(labels_.data(), labels_.size(), rank_, tags_ + detail::labels_tag, comm_, requests_);
         part_ = {&r, begin, end};
     }
 
     std::uint64_t instances(const region_data& r, std::uint32_t begin, std::uint32_t end,
                             gc::detail::label_array& outer, std::uint64_t first_and) override {
         if (part_.region != &r || part_.begin != begin || part_.end != end) hand_over(r, begin, end, outer, first_and);
-        part_ = {};
-        detail::wait_resting(requests_);
-        cache_.holds = true;
-        tandem::detail::wipe(&header_, sizeof header_);
-        std::uint64_t head[2];
-        detail::receive_resting(head, 2, MPI_UINT64_T, rank_, detail::reply_tag, comm_);
-        if (head[0] != 0) {
-            std::string why(head[0], '\0');
-            detail::recv_all(why.data(), why.size(), rank_, detail::reply_tag, comm_);
-            throw error("tandem::mpi: rank " + std::to_string(rank_) + " failed running its region part: " + why);
-        }
-        std::size_t outputs = 0;
-        for (std::uint32_t i = begin; i < end; ++i) outputs += r.outputs_of(r.instances[i]).size();
-        labels_.resize(outputs);
-        detail::recv_all(labels_.data(), labels_.size(), rank_, detail::reply_tag, comm_);
+        const std::uint64_t next = collect();
         detail::scatter(r, begin, end, true, labels_, outer);
         tandem::detail::wipe_all(labels_);
-        return head[1];
+        return next;
     }
     std::uint64_t levels(const circuit_data&, gc::detail::label_array&, std::uint32_t, std::uint32_t,
                          std::uint64_t) override {
@@ -300,24 +323,49 @@ public:
     void flush() override {}  // the rank flushes its own tables
 
 private:
+    /// Waits for the part handed over and its reply: the output labels into
+    /// labels_; returns the tweak after the part, or throws the rank's error.
+    std::uint64_t collect() {
+        const handed part = part_;
+        part_ = {};
+        detail::wait_resting(requests_, rank_, live_);
+        cache_.holds = true;
+        tandem::detail::wipe(&header_, sizeof header_);
+        std::uint64_t head[2];
+        detail::receive_resting(head, 2, MPI_UINT64_T, rank_, tags_ + detail::reply_tag, comm_, live_);
+        if (head[0] != 0) {
+            std::string why(head[0], '\0');
+            detail::recv_all(why.data(), why.size(), rank_, tags_ + detail::reply_tag, comm_);
+            throw error("tandem::mpi: rank " + std::to_string(rank_) + " failed running its region part: " + why);
+        }
+        std::size_t outputs = 0;
+        for (std::uint32_t i = part.begin; i < part.end; ++i)
+            outputs += part.region->outputs_of(part.region->instances[i]).size();
+        labels_.resize(outputs);
+        detail::recv_all(labels_.data(), labels_.size(), rank_, tags_ + detail::reply_tag, comm_);
+        return head[1];
+    }
+
     struct handed {
         const region_data* region = nullptr;
         std::uint32_t begin = 0, end = 0;
     };
     int rank_;
     MPI_Comm comm_;
+    int tags_;
     detail::part_header base_, header_;
     rank_cache& cache_;
+    liveness* live_;
     handed part_;
     std::vector<std::uint32_t> words_, kinds_;
     std::vector<block> labels_;
     std::vector<MPI_Request> requests_;
 };
 
-/// Tells rank w ≥ 1 of comm that rank 0 is done (serve returns).
-inline void stop_serving(int rank, MPI_Comm comm) {
+/// Tells rank w ≥ 1 of comm that rank 0 is done with `world` (serve returns).
+inline void stop_serving(int rank, MPI_Comm comm, int world = 0) {
     const detail::part_header stop;
-    detail::send_all(&stop, 1, rank, detail::work_tag, comm);
+    detail::send_all(&stop, 1, rank, world * detail::world_tags + detail::work_tag, comm);
 }
 
 /// Rank w ≥ 1: runs the region parts rank 0 sends until it says stop.
@@ -325,27 +373,34 @@ inline void stop_serving(int rank, MPI_Comm comm) {
 /// which is flushed after it. A part that fails is answered with the error's
 /// message (rank 0 throws it, naming this rank), and so is every later one;
 /// so is every part if `failed` is set on entry (this rank failed before
-/// serving: rank 0 must still hear back). Returns the first failure here,
-/// null if none.
+/// serving: rank 0 must still hear back). `world` picks the tags (IPP: one
+/// serving thread per world). With `live`, a rank 0 silent for the timeout
+/// ends the loop with that failure. Returns the first failure here, null if none.
 template <class MakeCore>
-std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr failed = nullptr) {
+std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr failed = nullptr, int world = 0,
+                         liveness* live = nullptr) {
+    const int tags = world * detail::world_tags;
     region_data region;  // the bodies sent last; instances and wire map per part
     std::vector<std::uint64_t> body_ands;
     std::vector<std::uint32_t> words, kinds;
     gc::detail::label_array outer;
     for (;;) {
         detail::part_header h;
-        detail::receive_resting(&h, static_cast<int>(sizeof h), MPI_BYTE, 0, detail::work_tag, comm);
+        try {
+            detail::receive_resting(&h, static_cast<int>(sizeof h), MPI_BYTE, 0, tags + detail::work_tag, comm, live);
+        } catch (...) {  // rank 0 is lost
+            return std::current_exception();
+        }
         if (h.op == detail::part_header::stop) break;
         if (h.body_words != 0) {
             words.resize(h.body_words);
-            detail::recv_all(words.data(), words.size(), 0, detail::bodies_tag, comm);
+            detail::recv_all(words.data(), words.size(), 0, tags + detail::bodies_tag, comm);
             region.bodies = detail::take_bodies(words);
             body_ands.clear();
             for (const circuit_data& b : region.bodies) body_ands.push_back(tandem::detail::count_gates(b).and_gates);
         }
         kinds.resize(h.instances);
-        detail::recv_all(kinds.data(), kinds.size(), 0, detail::kinds_tag, comm);
+        detail::recv_all(kinds.data(), kinds.size(), 0, tags + detail::kinds_tag, comm);
         // The part as a region of its own: instance k reads its inputs from
         // the labels received, in order, and writes its outputs after them.
         region.instances.clear();
@@ -365,7 +420,7 @@ std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr
             for (std::size_t k = 0; k < region.bodies[b].output_slots.size(); ++k) region.wire_map.push_back(out++);
         }
         outer.resize(inputs + outputs);
-        detail::recv_all(outer.data(), inputs, 0, detail::labels_tag, comm);
+        detail::recv_all(outer.data(), inputs, 0, tags + detail::labels_tag, comm);
         std::uint64_t head[2] = {0, 0};
         std::string why;
         try {
@@ -382,9 +437,9 @@ std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr
         }
         tandem::detail::wipe(&h, sizeof h);
         head[0] = why.size();
-        detail::send_all(head, 2, 0, detail::reply_tag, comm);
-        if (!why.empty()) detail::send_all(why.data(), why.size(), 0, detail::reply_tag, comm);
-        else detail::send_all(outer.data() + inputs, outputs, 0, detail::reply_tag, comm);
+        detail::send_all(head, 2, 0, tags + detail::reply_tag, comm);
+        if (!why.empty()) detail::send_all(why.data(), why.size(), 0, tags + detail::reply_tag, comm);
+        else detail::send_all(outer.data() + inputs, outputs, 0, tags + detail::reply_tag, comm);
         tandem::detail::wipe_all(outer);
     }
     return failed;

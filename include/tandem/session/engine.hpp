@@ -148,8 +148,8 @@ class engine {
 public:
     explicit engine(const engine_parts& parts) : p_(parts) {
         require_aes_instructions();
-        if (p_.remote && (p_.links.size() != 1 || p_.ipp))
-            internal_error("engine: remote workers take the main link alone, without IPP");
+        if (p_.remote && (p_.links.size() != 1 || p_.bob_links.size() != (p_.ipp ? 1u : 0u)))
+            internal_error("engine: with remote workers, a party holds link 0 of each world alone");
         if (!garbler())  // each link's tables, given to the evaluator run by run (channel_source::allow)
             for (net::channel* l : p_.links) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
     }
@@ -249,8 +249,7 @@ public:
     /// world).
     void run_segment(const circuit<>& c, gc::detail::label_array& labels, std::uint64_t and_gates) {
         if (p_.ipp) {  // worlds planned per segment; one without a region to cut runs as without IPP
-            const exec::ipp_plan ip =
-                exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands, exec::default_fgp_min_ands, 1);
+            const exec::ipp_plan ip = make_ipp_plan(c, 1);
             if (ip.world_ands[exec::index(exec::world::bob)] > 0) return run_ipp(c, ip, labels);
         }
         std::optional<exec::plan> p;
@@ -341,7 +340,7 @@ private:
     void plan_for_run(const circuit<>& c) {
         if (planned_ && &planned_->data() == &c.data()) return;  // plans depend on the circuit and the options only
         planned_.reset();
-        if (p_.ipp) ipp_plan_ = exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands);
+        if (p_.ipp) ipp_plan_ = make_ipp_plan(c, 0);
         else plan_ = make_plan(c);
         planned_ = c;
     }
@@ -352,6 +351,12 @@ private:
     exec::plan make_plan(const circuit<>& c) const {
         if (p_.remote) return exec::make_plan(c, p_.threads, exec::remote_min_part_ands, false);
         return exec::make_plan(c, p_.threads);
+    }
+    /// The same for IPP; the inputs start at slot first_input.
+    exec::ipp_plan make_ipp_plan(const circuit<>& c, std::uint32_t first_input) const {
+        if (p_.remote)
+            return exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands, exec::remote_min_part_ands, first_input, false);
+        return exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands, exec::default_fgp_min_ands, first_input);
     }
 
     /// The plan's workers on this party's links, worker w on link w — or,
@@ -365,7 +370,7 @@ private:
                 p, c,
                 [&](std::uint32_t w) {
                     return w < sinks.size() ? p_.cores.garbler(hash_start_, p_.delta, sinks[w])
-                                            : p_.remote->core(w, hash_start_, &p_.delta);
+                                            : p_.remote->core(w, 0, hash_start_, &p_.delta);
                 },
                 labels, first_and_, pool, interrupter());
         } else {
@@ -374,7 +379,7 @@ private:
                 p, c,
                 [&](std::uint32_t w) {
                     return w < sources_.size() ? p_.cores.evaluator(hash_start_, *sources_[w])
-                                               : p_.remote->core(w, hash_start_, nullptr);
+                                               : p_.remote->core(w, 0, hash_start_, nullptr);
                 },
                 labels, first_and_, pool, interrupter());
         }
@@ -392,7 +397,7 @@ private:
         std::array<exec::workers*, 2> pools{pool_ ? &*pool_ : nullptr, peer_pool_ ? &*peer_pool_ : nullptr};
         if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
         ipp_run r{plan, {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine, p_.cores,
-                  first_and_};
+                  first_and_, p_.remote};
         const circuit_data& c = circ.data();
         gc::detail::label_array other(c.slot_count);
         if (garbler()) {

@@ -52,6 +52,7 @@
 #include <tandem/ot/iknp.hpp>
 #include <tandem/session/cores.hpp>
 #include <tandem/session/options.hpp>
+#include <tandem/session/remote_workers.hpp>
 
 #include <array>
 #include <chrono>
@@ -148,6 +149,7 @@ struct ipp_run {
     exec::world mine;               ///< the world this party garbles
     core_maker cores;               ///< the cores under the session's hash
     std::uint64_t first_and;
+    remote_workers* remote;         ///< workers 1 … in other processes (null: all here, a link each)
     block bob_hash_start{};         ///< Bob: the hash start of his world (drawn by his engine)
     std::array<double, 2> transfer_seconds{};  ///< out: per world, time in transfers (not in waits)
     std::array<std::uint64_t, 2> transfer_ots{};  ///< out: per world, OTs this party extended for transfers
@@ -254,8 +256,12 @@ inline void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::det
         send_transfer_digests(*links[0], k, t.into_world(x), label, r.delta);
     };
     exec::detail::run_cores(
-        p, c, [&](std::uint32_t w) { return r.cores.garbler(hash_start, r.delta, sinks[w]); }, label, r.first_and,
-        r.pools[exec::index(x)], std::move(interrupt), boundary);
+        p, c,
+        [&](std::uint32_t w) {
+            return w < sinks.size() ? r.cores.garbler(hash_start, r.delta, sinks[w])
+                                    : r.remote->core(w, exec::index(x), hash_start, &r.delta);
+        },
+        label, r.first_and, r.pools[exec::index(x)], std::move(interrupt), boundary);
 }
 
 /// The peer's world: evaluates it, and at each boundary turns its wires
@@ -287,8 +293,12 @@ inline void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::d
         for (std::size_t w = 0; w < sources.size(); ++w) sources[w]->allow(2 * segment[w]);
     };
     exec::detail::run_cores(
-        p, c, [&](std::uint32_t w) { return r.cores.evaluator(*hash_start, *sources[w]); }, label, r.first_and,
-        r.pools[exec::index(y)], std::move(interrupt), boundary);
+        p, c,
+        [&](std::uint32_t w) {
+            return w < sources.size() ? r.cores.evaluator(*hash_start, *sources[w])
+                                      : r.remote->core(w, exec::index(y), *hash_start, nullptr);
+        },
+        label, r.first_and, r.pools[exec::index(y)], std::move(interrupt), boundary);
 }
 
 /// Runs both worlds: this party's on the calling thread, the peer's on the

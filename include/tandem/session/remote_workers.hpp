@@ -20,13 +20,15 @@ namespace tandem::detail {
 class remote_workers {
 public:
     virtual ~remote_workers() = default;
-    /// Worker w's core (1 ≤ w < threads) for one run or streamed segment:
-    /// it runs the region parts the plan gives w under hash start S — and,
-    /// when `delta` is set, garbles them under that Δ (this party is the
-    /// garbler), else evaluates them — with the tables on w's own link, in
-    /// plan order. Only region parts: plans for remote workers keep levels
-    /// whole (exec::plan::split_levels).
-    virtual std::unique_ptr<gc::core> core(std::uint32_t w, block hash_start, const block* delta) = 0;
+    /// Worker w's core (1 ≤ w < threads) in world `world` (0: Alice's, the
+    /// only one without IPP; 1: Bob's) for one run or streamed segment: it
+    /// runs the region parts the plan gives w under hash start S — and, when
+    /// `delta` is set, garbles them under that Δ (this party garbles the
+    /// world), else evaluates them — with the tables on w's own link for the
+    /// world, in plan order. Only region parts: plans for remote workers keep
+    /// levels whole (exec::plan::split_levels).
+    virtual std::unique_ptr<gc::core> core(std::uint32_t w, std::uint32_t world, block hash_start,
+                                           const block* delta) = 0;
 };
 
 }  // namespace tandem::detail

@@ -42,19 +42,17 @@ TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, 
     : session(me, std::move(channel), std::move(options), std::move(open_link), nullptr) {}
 
 TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, session_options options,
-                               std::shared_ptr<detail::remote_workers> workers)
-    : session(me, std::move(channel), std::move(options), {}, std::move(workers)) {}
-
-TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, session_options options,
                                link_opener open_link, std::shared_ptr<detail::remote_workers> workers)
     : s_(std::make_unique<state>(me, std::move(channel), options)) {
     if (workers) {
         if (options.threads < 2)
             throw usage_error("session: remote workers need threads ≥ 2 (worker 0 is this process)");
-        if (options.ipp || options.security != tandem::security::semi_honest)
-            throw usage_error("session: workers in other processes (MPI ranks) run semi-honest sessions without "
-                              "IPP for now (README, \"What does not exist yet\"); run IPP or security::malicious "
-                              "with threads in one process");
+        if (options.security != tandem::security::semi_honest)
+            throw usage_error("session: workers in other processes (MPI ranks) run semi-honest sessions for now "
+                              "(README, \"What does not exist yet\"); run security::malicious with threads in one "
+                              "process");
+        if (options.ipp && !open_link)
+            throw usage_error("session: IPP with remote workers needs a way to open link 0 of Bob's world");
         s_->remote = std::move(workers);
     } else if (options.threads > 1 && !open_link) {
         throw usage_error("session: threads = " + std::to_string(options.threads) +

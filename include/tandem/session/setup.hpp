@@ -203,12 +203,15 @@ struct session_state {
                                  "); set session_options::ipp_min_ands alike on both sides");
     }
 
-    /// Opens links 1 .. threads-1. Bob introduces each with the session id
-    /// Alice drew and its index, so a stray connection is not taken for one.
+    /// Opens links 1 .. threads-1 (and with IPP Bob's world's, threads ..
+    /// 2·threads-1). Bob introduces each with the session id Alice drew and
+    /// its index, so a stray connection is not taken for one. With remote
+    /// workers, which hold their own links, only link `threads` (link 0 of
+    /// Bob's world) with IPP.
     void open_worker_links(const link_opener& open, std::chrono::milliseconds timeout) {
         session_state& s = *this;
-        const std::uint32_t count = s.threads - 1 + (s.ipp ? s.threads : 0);  // + the links of Bob's world
-        if (count == 0 || s.remote) return;
+        const std::uint32_t count = s.remote ? (s.ipp ? 1 : 0) : s.threads - 1 + (s.ipp ? s.threads : 0);
+        if (count == 0) return;
         if (s.me == party::alice) {
             s.session_id = detail::declassified(s.rng.next().low());  // sent in the clear: public
             s.ch->send_value(s.session_id);
@@ -216,7 +219,7 @@ struct session_state {
         } else {
             s.session_id = s.ch->recv_value<std::uint64_t>();
         }
-        for (std::uint32_t k = 1; k <= count; ++k) {
+        for (std::uint32_t k = s.remote ? s.threads : 1; k < (s.remote ? s.threads : 1) + count; ++k) {
             std::unique_ptr<net::channel> link = open();
             link->set_timeout(timeout);
             link = protect(std::move(link), k);
