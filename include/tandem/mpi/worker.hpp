@@ -76,19 +76,28 @@ static_assert(std::is_trivially_copyable_v<part_header>);
 /// the rank doing the work (bench/RESULTS.md: 2 ranks on 2 cores garbled
 /// BioMatch at 1.2× one rank so). The rests double from 10 µs to 500 µs: a
 /// small part (a reduction's last levels) is answered within microseconds, a
-/// long wait costs a few wake-ups per millisecond. With a `live` watch on
-/// the sender, it throws once the sender has been silent for the timeout
-/// (the receive is cancelled first).
+/// long wait costs a few wake-ups per millisecond. For `yield_for` first it
+/// only yields between polls: a rank that waits for its next part on a core
+/// of its own answers within microseconds (a rest could cost 0.5 ms per
+/// part), and on a shared core it gives way. With a `live` watch on the
+/// sender, it throws once the sender has been silent for the timeout (the
+/// receive is cancelled first).
 inline void receive_resting(void* p, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm,
-                            liveness* live = nullptr) {
+                            liveness* live = nullptr,
+                            std::chrono::microseconds yield_for = std::chrono::microseconds(0)) {
     MPI_Request request;
     check(MPI_Irecv(p, count, type, from, tag, comm, &request), "MPI_Irecv");
     std::optional<liveness::watch> watch;
     if (live) watch.emplace(*live, from);
-    for (std::chrono::microseconds rest{10};; rest = std::min(2 * rest, std::chrono::microseconds(500))) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::chrono::microseconds rest{10};;) {
         int done = 0;
         check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
         if (done) return;
+        if (std::chrono::steady_clock::now() - t0 < yield_for) {
+            std::this_thread::yield();
+            continue;
+        }
         try {
             if (watch) watch->check();
         } catch (...) {
@@ -97,8 +106,12 @@ inline void receive_resting(void* p, int count, MPI_Datatype type, int from, int
             throw;
         }
         std::this_thread::sleep_for(rest);
+        rest = std::min(2 * rest, std::chrono::microseconds(500));
     }
 }
+
+/// How long a rank serving parts yields, not rests, waiting for the next one.
+inline constexpr std::chrono::microseconds serve_yield_for{5000};
 
 /// Waits for `requests` (sends to rank `to`) to complete, resting between
 /// tests as receive_resting does, and keeping its `live` watch on `to`: if
@@ -387,7 +400,8 @@ std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr
     for (;;) {
         detail::part_header h;
         try {
-            detail::receive_resting(&h, static_cast<int>(sizeof h), MPI_BYTE, 0, tags + detail::work_tag, comm, live);
+            detail::receive_resting(&h, static_cast<int>(sizeof h), MPI_BYTE, 0, tags + detail::work_tag, comm, live,
+                                    detail::serve_yield_for);
         } catch (...) {  // rank 0 is lost
             return std::current_exception();
         }
