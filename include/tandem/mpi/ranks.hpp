@@ -23,6 +23,20 @@ inline void check(int rc, const char* call) {
     throw error(std::string("tandem::mpi: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(n)));
 }
 
+namespace detail {
+/// The message of a failure, for the other ranks (empty for none).
+inline std::string message_of(const std::exception_ptr& e) {
+    if (!e) return {};
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        return *x.what() ? x.what() : "an error without a message";
+    } catch (...) {
+        return "an unknown exception";
+    }
+}
+}  // namespace detail
+
 /// MPI in this process, from construction to destruction: initialised with
 /// MPI_THREAD_MULTIPLE (rank 0's executor threads talk to the other ranks,
 /// mpi/garble.hpp), and with errors returned as codes on MPI_COMM_WORLD, so
@@ -86,7 +100,7 @@ public:
         check(MPI_Allreduce(&failed_at, &first, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
         if (first == size_) return;
         std::string why;
-        if (rank_ == first) why = message_of(mine);
+        if (rank_ == first) why = detail::message_of(mine);
         std::uint64_t n = why.size();
         check(MPI_Bcast(&n, 1, MPI_UINT64_T, first, comm_), "MPI_Bcast");
         why.resize(n);
@@ -96,16 +110,6 @@ public:
     }
 
 private:
-    static std::string message_of(const std::exception_ptr& e) {
-        try {
-            std::rethrow_exception(e);
-        } catch (const std::exception& x) {
-            return x.what();
-        } catch (...) {
-            return "an unknown exception";
-        }
-    }
-
     MPI_Comm comm_;
     int rank_ = 0, size_ = 1;
 };

@@ -98,18 +98,6 @@ inline std::exception_ptr serve_session(MPI_Comm comm, net::channel* link, std::
 
 inline constexpr int status_tag = 3191, verdict_tag = 3192;
 
-/// The message of a failure (empty for none).
-inline std::string message_of(const std::exception_ptr& e) {
-    if (!e) return {};
-    try {
-        std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-        return *x.what() ? x.what() : "an error without a message";
-    } catch (...) {
-        return "an unknown exception";
-    }
-}
-
 /// The end of mpi::run, as ranks::agree but without a collective (a rank may
 /// be lost): every rank sends rank 0 its outcome, rank 0 finds the lowest
 /// rank that failed (a lost one included) and sends every rank it still
