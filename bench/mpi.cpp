@@ -9,6 +9,9 @@
 //       two-party runs (mpi/session.hpp): one session with R ranks per party
 //       (the other party started alike), BioMatch run --reps times after a
 //       warm-up; the time is rank 0's for s.run (OT, tables, outputs).
+//       With --security malicious: authenticated garbling on links sealed
+//       with a fixed pre-shared key (a benchmark's), every rank making its
+//       part of each run's AND triples on its link.
 //
 //   bench_mpi --model [--ranks-per-host K]
 //       the model of issue 31 (bench/RESULTS.md): from the plans tandem makes
@@ -49,16 +52,18 @@ struct peer_options {
     std::optional<tandem::party> party;
     std::uint16_t port = 0;
     std::string host = "127.0.0.1";
+    bool malicious = false;
 };
 peer_options take_peer_options(int& argc, char** argv) {
     peer_options p;
     int kept = 1;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if ((a == "--party" || a == "--port" || a == "--host") && i + 1 < argc) {
+        if ((a == "--party" || a == "--port" || a == "--host" || a == "--security") && i + 1 < argc) {
             const std::string v = argv[++i];
             if (a == "--party") p.party = v == "bob" ? tandem::party::bob : tandem::party::alice;
             else if (a == "--port") p.port = static_cast<std::uint16_t>(std::stoi(v));
+            else if (a == "--security") p.malicious = v == "malicious";
             else p.host = v;
         } else {
             argv[kept++] = argv[i];
@@ -227,8 +232,9 @@ void report(const char* what, const tandem::mpi::ranks& r, const bench::options&
                   << "\n";
     else
         std::printf("BioMatch %s, %s over %d rank(s)%s: %.4f s (median of %d), %.1f M AND/s, %llu ANDs\n",
-                    opt.quick ? "64" : "512", what, r.size(), std::string(what) == "two_party" ? " per party" : "",
-                    t, opt.reps, double(ands) / t / 1e6, static_cast<unsigned long long>(ands));
+                    opt.quick ? "64" : "512", what, r.size(),
+                    std::string(what).starts_with("two_party") ? " per party" : "", t, opt.reps,
+                    double(ands) / t / 1e6, static_cast<unsigned long long>(ands));
 }
 
 /// Two-party runs of BioMatch with this party's ranks as the session's workers.
@@ -240,7 +246,14 @@ int two_party(const tandem::mpi::ranks& r, const peer_options& peer, const bench
     for (const tandem::value_layout& v : c.data().inputs) in.emplace_back(v.bits, v.bits % 3 == 0);
     std::vector<double> seconds;
     std::uint64_t ands = 0;
-    tandem::mpi::run(r, me, peer.host, peer.port, {}, [&](tandem::session& s) {
+    tandem::session_options o;
+    if (peer.malicious) {
+        o.security = tandem::security::malicious;
+        tandem::net::key_bytes psk{};
+        for (std::size_t i = 0; i < psk.size(); ++i) psk[i] = static_cast<std::uint8_t>(i);
+        o.encrypt_links = tandem::net::link_credentials::pre_shared(tandem::net::pre_shared_key(psk));
+    }
+    tandem::mpi::run(r, me, peer.host, peer.port, o, [&](tandem::session& s) {
         for (int rep = 0; rep <= opt.reps; ++rep) {  // the first is a warm-up
             const auto t0 = std::chrono::steady_clock::now();
             (void)s.run_bits(c, c.inputs_of(me, in));
@@ -248,7 +261,8 @@ int two_party(const tandem::mpi::ranks& r, const peer_options& peer, const bench
             ands = s.last_run().and_gates;
         }
     });
-    if (r.rank() == 0 && me == tandem::party::alice) report("two_party", r, opt, seconds, ands);
+    if (r.rank() == 0 && me == tandem::party::alice)
+        report(peer.malicious ? "two_party_malicious" : "two_party", r, opt, seconds, ands);
     return 0;
 }
 

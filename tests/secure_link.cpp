@@ -27,6 +27,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace secure_link_tests {
@@ -241,6 +242,16 @@ sealed_pair seal(std::unique_ptr<net::channel> a, std::unique_ptr<net::channel> 
     return out;
 }
 
+// Both ends of a TCP connection over loopback: the listener's, the client's.
+std::pair<std::unique_ptr<net::channel>, std::unique_ptr<net::channel>> loopback_pair() {
+    net::tcp_listener listener(0, "127.0.0.1");
+    std::unique_ptr<net::channel> client;
+    std::thread t([&] { client = net::tcp_connect("127.0.0.1", listener.port(), 5s); });
+    std::unique_ptr<net::channel> server = listener.accept(5s);
+    t.join();
+    return {std::move(server), std::move(client)};
+}
+
 struct keys4 {
     net::key_pair alice = net::key_pair::generate(), bob = net::key_pair::generate();
     net::link_credentials for_alice() const { return net::link_credentials::pinned(alice, bob.public_part()); }
@@ -283,11 +294,7 @@ TEST_CASE("secure_link.sealed_links_carry_bytes_unchanged") {
         CHECK(p.bob->bytes_received() == p.alice->bytes_sent());
     }
     SUBCASE("pre-shared key, tcp") {
-        net::tcp_listener listener(0, "127.0.0.1");
-        std::unique_ptr<net::channel> client;
-        std::thread t([&] { client = net::tcp_connect("127.0.0.1", listener.port(), 5s); });
-        std::unique_ptr<net::channel> server = listener.accept(5s);
-        t.join();
+        auto [server, client] = loopback_pair();
         const auto psk = net::link_credentials::pre_shared(net::pre_shared_key::generate());
         auto p = seal(std::move(server), std::move(client), psk, psk);
         REQUIRE(p.alice);
@@ -295,6 +302,29 @@ TEST_CASE("secure_link.sealed_links_carry_bytes_unchanged") {
         carries(*p.bob, *p.alice, sizes, 3);
         carries(*p.alice, *p.bob, sizes, 4);
     }
+}
+
+TEST_CASE("secure_link.plain_messages_before_the_handshake_are_read_through") {
+    // A link that starts with a plain hello (mpi/links.hpp) and is sealed
+    // after it: Alice's recv() of the hello reads ahead into the channel's
+    // buffer whatever has arrived — Bob's greeting, sent right behind his
+    // hello. The handshake must read those bytes first (they were lost once,
+    // and Alice saw "the peer did not start an encrypted link").
+    auto ends = loopback_pair();  // not a structured binding: the lambda below captures it (Clang 14)
+    std::unique_ptr<net::channel> server = std::move(ends.first), client = std::move(ends.second);
+    const auto psk = net::link_credentials::pre_shared(net::pre_shared_key::generate());
+    std::unique_ptr<net::channel> alice, bob;
+    std::thread tb([&] {
+        client->send_value(std::uint64_t{0x68656c6c6f});  // Bob's hello, queued: secure_link flushes it first
+        bob = net::secure_link(std::move(client), psk, true, 1);
+    });
+    std::this_thread::sleep_for(50ms);  // Bob's greeting is on its way behind his hello
+    CHECK(server->recv_value<std::uint64_t>() == 0x68656c6c6f);
+    alice = net::secure_link(std::move(server), psk, false, 1);
+    tb.join();
+    REQUIRE(bob);
+    carries(*alice, *bob, {1, 65520, 200000}, 5);
+    carries(*bob, *alice, {3, 7}, 6);
 }
 
 TEST_CASE("secure_link.wrong_keys_and_men_in_the_middle_are_security_errors") {

@@ -182,11 +182,11 @@ public:
         return out;
     }
 
-    /// A further link, with its own triple maker (under the same global keys:
-    /// its authenticator's Δ is this party's), on which the triples are made
-    /// in parallel with the main link's (make_triples); a session with
-    /// threads > 1 adds one per worker link. The peer adds its matching link.
-    void add_triple_link(net::channel& link, triple_maker& maker) { triple_links_.push_back({&link, &maker}); }
+    /// A further source of triples (under the same global keys), asked in
+    /// parallel with the main link's maker (make_triples); a session with
+    /// threads > 1 adds one per worker link or MPI rank. The peer adds its
+    /// matching source.
+    void add_triple_source(triple_source& source) { triple_sources_.push_back(&source); }
 
     /// Starts a streamed run (docs/DESIGN.md §11, "In malicious mode"): then run_segment() for
     /// each of its segments as the function is cut, both parties alike.
@@ -395,10 +395,10 @@ private:
     }
 
     /// The ANDs of one batch: batch_ands_ per link that makes triples.
-    std::size_t batch() const noexcept { return batch_ands_ * (1 + triple_links_.size()); }
+    std::size_t batch() const noexcept { return batch_ands_ * (1 + triple_sources_.size()); }
 
-    /// At least n fresh triples into out. With worker links (add_triple_link)
-    /// they are made in parts at once, one per link and thread, in as many
+    /// At least n fresh triples into out. With further sources
+    /// (add_triple_source) they are made in parts at once, one per source and thread, in as many
     /// parts as makes the largest part's leaky triples fewest (a part below
     /// a bucket size's threshold needs a larger bucket); both parties split
     /// alike. A failure on one link interrupts the others, and the first
@@ -406,7 +406,7 @@ private:
     /// all threads are joined.
     void make_triples(net::channel& ch, std::size_t n, triples& out) {
         std::size_t parts = 1;
-        for (std::size_t p = 2; p <= 1 + triple_links_.size(); ++p)
+        for (std::size_t p = 2; p <= 1 + triple_sources_.size(); ++p)
             if (triple_plan::for_request((n + p - 1) / p).leaky() <
                 triple_plan::for_request((n + parts - 1) / parts).leaky())
                 parts = p;
@@ -417,11 +417,11 @@ private:
             [&](std::size_t k) {
                 const std::size_t count = n / parts + (k < n % parts ? 1 : 0);
                 if (k == 0) maker_.make(ch, count, part_[0]);
-                else triple_links_[k - 1].maker->make(*triple_links_[k - 1].link, count, part_[k]);
+                else triple_sources_[k - 1]->make(count, part_[k]);
             },
             [&] {
                 ch.interrupt();
-                for (const triple_link& l : triple_links_) l.link->interrupt();
+                for (triple_source* source : triple_sources_) source->interrupt();
             });
         std::size_t total = 0;
         for (std::size_t k = 0; k < parts; ++k) total += part_[k].size();
@@ -942,11 +942,7 @@ private:
         }
     };
     carried carry_;
-    struct triple_link {
-        net::channel* link;
-        triple_maker* maker;
-    };
-    std::vector<triple_link> triple_links_;  // add_triple_link
+    std::vector<triple_source*> triple_sources_;  // add_triple_source
     std::vector<triples> part_;              // make_triples' parts
     triples reservoir_;  // a streamed run's triples, made a batch at a time
     std::size_t reservoir_next_ = 0;

@@ -324,6 +324,41 @@ private:
     std::vector<std::uint32_t> order_;
 };
 
+/// Triples made elsewhere than the session's main link, in parallel with it
+/// (garbler_evaluator::make_triples): on a worker link of this process
+/// (linked_triples) or by another MPI rank of this party on its own link
+/// (mpi/session.hpp). The peer holds the matching source, and both are
+/// asked for the same counts in the same order.
+class triple_source {
+public:
+    virtual ~triple_source() = default;
+    /// As triple_maker::make: at least `wanted` fresh triples into out.
+    virtual void make(std::size_t wanted, triples& out) = 0;
+    /// Ends a make() in progress on another thread early (another part
+    /// failed), or lets it end by its link's deadline.
+    virtual void interrupt() noexcept = 0;
+};
+
+/// A triple maker of its own on `link`: an authenticator under this party's
+/// global key Δ (so its triples combine with the main link's) with
+/// randomness from `seed`. Both parties construct theirs at once: the two
+/// SoftSpoken set-ups and the coin toss run on the link.
+class linked_triples final : public triple_source {
+public:
+    linked_triples(net::channel& link, party me, block delta, block seed)
+        : link_(link), rng_(seed), auth_(link, me, delta, rng_), maker_(link, auth_, rng_) {
+        link_.flush();
+    }
+    void make(std::size_t wanted, triples& out) override { maker_.make(link_, wanted, out); }
+    void interrupt() noexcept override { link_.interrupt(); }
+
+private:
+    net::channel& link_;
+    prg rng_;
+    authenticator auth_;
+    triple_maker maker_;
+};
+
 }  // namespace tandem::auth
 
 TANDEM_CRYPTO_END

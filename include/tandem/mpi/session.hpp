@@ -17,11 +17,14 @@
 // rank w, which evaluates them. Compiled, batched and streamed runs all
 // work so, with IPP too (a link per world on every rank, each world served
 // on a thread of its own); levels are not split across ranks (no FGP
-// between processes).
+// between processes). In malicious sessions the ranks make the AND triples
+// (the preprocessing, most of a run's time) each on its link, and rank 0
+// runs the rest, as with worker threads in one process.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
 
+#include <tandem/auth/triples.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/error.hpp>
@@ -50,6 +53,94 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::mpi {
 
 namespace detail {
+/// Rank 0's stand-in for rank w's triple maker (malicious sessions): rank w
+/// sets up an auth::linked_triples on its link to the peer's rank w, under
+/// the Δ and seed sent with the request (they stay inside the party), and
+/// makes the triples each make() asks for there; they come back here, the
+/// nine arrays of auth::triples (33 bytes per share, 99 per triple).
+class rank_triples final : public auth::triple_source {
+public:
+    rank_triples(int rank, MPI_Comm comm, block delta, block seed, liveness& live)
+        : rank_(rank), comm_(comm), live_(live) {
+        part_header h;
+        h.op = part_header::triple_setup;
+        h.delta = delta;
+        h.seed = seed;
+        send_all(&h, 1, rank_, work_tag, comm_);
+        tandem::detail::wipe(&h, sizeof h);
+        reply("setting up its triple maker");
+    }
+
+    void make(std::size_t wanted, auth::triples& out) override {
+        part_header h;
+        h.op = part_header::triples;
+        h.instances = wanted;
+        send_all(&h, 1, rank_, work_tag, comm_);
+        const std::uint64_t n = reply("making AND triples");
+        out.resize(n);
+        if (n == 0) return;
+        for (auth::shares* s : {&out.x, &out.y, &out.z}) {
+            recv_all(s->bit.data(), n, rank_, reply_tag, comm_);
+            recv_all(s->mac.data(), n, rank_, reply_tag, comm_);
+            recv_all(s->key.data(), n, rank_, reply_tag, comm_);
+        }
+    }
+    // The rank's make ends by its own link's deadline, and it answers then.
+    void interrupt() noexcept override {}
+
+private:
+    /// The reply's value, or the rank's failure `doing` as a tandem::error.
+    std::uint64_t reply(const char* doing) {
+        std::uint64_t head[2];
+        receive_resting(head, 2, MPI_UINT64_T, rank_, reply_tag, comm_, &live_);
+        if (head[0] != 0) {
+            std::string why(head[0], '\0');
+            recv_all(why.data(), why.size(), rank_, reply_tag, comm_);
+            throw error("tandem::mpi: rank " + std::to_string(rank_) + " failed " + doing + ": " + why);
+        }
+        return head[1];
+    }
+
+    int rank_;
+    MPI_Comm comm_;
+    liveness& live_;
+};
+
+/// Rank w's side of rank_triples: serve's other requests.
+class triple_requests final : public other_requests {
+public:
+    triple_requests(net::channel* link, party me) : link_(link), me_(me) {}
+    ~triple_requests() override { made_.wipe(); }
+
+    std::uint64_t run(const part_header& h) override {
+        if (!link_) tandem::detail::internal_error("mpi: a triple request for a rank without a link");
+        made_.resize(0);
+        if (h.op == part_header::triple_setup) {
+            maker_.emplace(*link_, me_, h.delta, h.seed);
+            return 0;
+        }
+        if (h.op != part_header::triples || !maker_)
+            tandem::detail::internal_error("mpi: a request this rank does not serve");
+        maker_->make(h.instances, made_);
+        return made_.size();
+    }
+    void send_result(MPI_Comm comm, int to, int tag) override {
+        if (made_.size() == 0) return;  // the set-up's reply is its head alone
+        for (const auth::shares* s : {&made_.x, &made_.y, &made_.z}) {
+            send_all(s->bit.data(), s->size(), to, tag, comm);
+            send_all(s->mac.data(), s->size(), to, tag, comm);
+            send_all(s->key.data(), s->size(), to, tag, comm);
+        }
+        made_.wipe();
+    }
+
+private:
+    net::channel* link_;
+    party me_;
+    std::optional<auth::linked_triples> maker_;
+    auth::triples made_;
+};
+
 /// Rank 0's remote workers: one remote_core per rank, world and run.
 class rank_workers final : public tandem::detail::remote_workers {
 public:
@@ -68,6 +159,9 @@ public:
         tandem::detail::wipe(&base, sizeof base);
         return c;
     }
+    std::unique_ptr<auth::triple_source> triples(std::uint32_t w, block delta, block seed) override {
+        return std::make_unique<rank_triples>(static_cast<int>(w), comm_, delta, seed, live_);
+    }
 
 private:
     MPI_Comm comm_;
@@ -77,11 +171,12 @@ private:
 };
 
 /// Rank w ≥ 1 of a session, in one world: garbles or evaluates the parts
-/// rank 0 sends, the tables on `link` (to the peer's rank w), until rank 0
-/// says stop; with `failed` set (the link could not be set up), answers
-/// each with that.
-inline std::exception_ptr serve_session(MPI_Comm comm, net::channel* link, std::exception_ptr failed, int world,
-                                        liveness& live) {
+/// rank 0 sends, the tables on `link` (to the peer's rank w), or makes AND
+/// triples there (malicious), until rank 0 says stop; with `failed` set (the
+/// link could not be set up), answers each with that.
+inline std::exception_ptr serve_session(MPI_Comm comm, party me, net::channel* link, std::exception_ptr failed,
+                                        int world, liveness& live) {
+    triple_requests triples(link, me);
     std::optional<gc::channel_sink> sink;
     std::optional<gc::channel_source> source;
     if (link) sink.emplace(*link), source.emplace(*link, 0);
@@ -93,7 +188,7 @@ inline std::exception_ptr serve_session(MPI_Comm comm, net::channel* link, std::
             source->allow(2 * ands);  // exactly the part's tables: the next part's stay on the link
             return cores.evaluator(h.hash_start, *source);
         },
-        std::move(failed), world, &live);
+        std::move(failed), world, &live, &triples);
 }
 
 inline constexpr int status_tag = 3191, verdict_tag = 3192;
@@ -165,8 +260,9 @@ inline void settle(const ranks& r, const std::exception_ptr& mine, liveness& liv
 /// until body returns. Every rank of the party calls it with the same
 /// arguments (body runs on rank 0 only). options.threads must be 1 (then
 /// set to R) or R. With IPP every rank holds a second link, for Bob's world,
-/// and serves both worlds at once (a thread each). Semi-honest for now:
-/// security::malicious is a usage_error on every rank. A failure anywhere —
+/// and serves both worlds at once (a thread each). In security::malicious
+/// every rank makes AND triples on its link at once (as worker links do in
+/// one process), and the rest of each run stays on rank 0. A failure anywhere —
 /// the body, the session, a rank's link or part — is a tandem::error on
 /// every rank naming the rank it happened on (detail::settle); the peer
 /// party's ranks fail too, as their links close. A rank silent for
@@ -182,10 +278,6 @@ void run(const ranks& r, party me, const std::string& peer_host, std::uint16_t b
         if (options.threads != 1 && options.threads != size)
             throw usage_error("tandem::mpi::run: threads is the number of ranks (mpirun -np " + std::to_string(size) +
                               "), not " + std::to_string(options.threads) + "; leave it at 1");
-        if (options.security != tandem::security::semi_honest)
-            throw usage_error("tandem::mpi::run: a party spread over MPI ranks runs semi-honest sessions for now "
-                              "(README, \"What does not exist yet\"); run security::malicious with threads in one "
-                              "process");
         options.threads = size;
     } catch (...) {
         failed = std::current_exception();
@@ -232,8 +324,8 @@ void run(const ranks& r, party me, const std::string& peer_host, std::uint16_t b
         std::optional<std::thread> second;
         if (worlds == 2)
             second.emplace(
-                [&, l = link(1), f = failed] { bob_world = detail::serve_session(r.comm(), l, f, 1, live); });
-        failed = detail::serve_session(r.comm(), link(0), failed, 0, live);
+                [&, l = link(1), f = failed] { bob_world = detail::serve_session(r.comm(), me, l, f, 1, live); });
+        failed = detail::serve_session(r.comm(), me, link(0), failed, 0, live);
         if (second) second->join();
         if (!failed) failed = bob_world;
         for (const auto& l : links)

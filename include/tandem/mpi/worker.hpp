@@ -58,9 +58,10 @@ namespace detail {
 inline constexpr int work_tag = 3101, bodies_tag = 3102, kinds_tag = 3103, labels_tag = 3104, reply_tag = 3105;
 inline constexpr int world_tags = 10;
 
-/// What rank 0 says first about a region part (or that there are no more).
+/// What rank 0 says first about a region part (or that there are no more,
+/// or a request of another kind: serve's `other`).
 struct part_header {
-    static constexpr std::uint64_t part = 1, stop = 2;
+    static constexpr std::uint64_t part = 1, stop = 2, triple_setup = 3, triples = 4;
     std::uint64_t op = stop;
     std::uint64_t instances = 0;
     std::uint64_t first_and = 0;
@@ -68,6 +69,7 @@ struct part_header {
     std::uint64_t hash = 0;        ///< garbling_hash (sessions; mpi::garble's rank knows its hash)
     std::uint64_t garbles = 0;     ///< 1: rank w garbles under `delta`; 0: it evaluates
     block hash_start{}, delta{};
+    block seed{};  ///< triple_setup: the rank's PRG seed
 };
 static_assert(std::is_trivially_copyable_v<part_header>);
 
@@ -375,13 +377,26 @@ private:
     std::vector<MPI_Request> requests_;
 };
 
+/// What a serving rank does besides region parts (malicious sessions: AND
+/// triples, mpi/session.hpp): requests with another op, each answered as a
+/// part is — a status, a value, then what send_result sends.
+class other_requests {
+public:
+    virtual ~other_requests() = default;
+    /// Runs request h; returns the reply's value.
+    virtual std::uint64_t run(const detail::part_header& h) = 0;
+    /// Sends what the request run last made, after the reply's head.
+    virtual void send_result(MPI_Comm comm, int to, int tag) = 0;
+};
+
 /// Tells rank w ≥ 1 of comm that rank 0 is done with `world` (serve returns).
 inline void stop_serving(int rank, MPI_Comm comm, int world = 0) {
     const detail::part_header stop;
     detail::send_all(&stop, 1, rank, world * detail::world_tags + detail::work_tag, comm);
 }
 
-/// Rank w ≥ 1: runs the region parts rank 0 sends until it says stop.
+/// Rank w ≥ 1: runs the region parts (and the `other` requests) rank 0
+/// sends until it says stop.
 /// `make_core(header, ands)` makes the core for one part of `ands` ANDs,
 /// which is flushed after it. A part that fails is answered with the error's
 /// message (rank 0 throws it, naming this rank), and so is every later one;
@@ -391,7 +406,7 @@ inline void stop_serving(int rank, MPI_Comm comm, int world = 0) {
 /// ends the loop with that failure. Returns the first failure here, null if none.
 template <class MakeCore>
 std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr failed = nullptr, int world = 0,
-                         liveness* live = nullptr) {
+                         liveness* live = nullptr, other_requests* other = nullptr) {
     const int tags = world * detail::world_tags;
     region_data region;  // the bodies sent last; instances and wire map per part
     std::vector<std::uint64_t> body_ands;
@@ -406,6 +421,29 @@ std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr
             return std::current_exception();
         }
         if (h.op == detail::part_header::stop) break;
+        // A reply: its head (the error message's length, 0 if none; a
+        // value), then the message or send_ok's results.
+        const auto reply = [&](std::uint64_t value, const std::exception_ptr& e, auto&& send_ok) {
+            const std::string why = detail::message_of(e);
+            const std::uint64_t head[2] = {why.size(), value};
+            detail::send_all(head, 2, 0, tags + detail::reply_tag, comm);
+            if (e) detail::send_all(why.data(), why.size(), 0, tags + detail::reply_tag, comm);
+            else send_ok();
+        };
+        if (h.op != detail::part_header::part) {
+            std::uint64_t value = 0;
+            std::exception_ptr e = failed;
+            try {
+                if (!e && !other) tandem::detail::internal_error("mpi: a request this rank does not serve");
+                if (!e) value = other->run(h);
+            } catch (...) {
+                e = std::current_exception();
+                if (!failed) failed = e;
+            }
+            tandem::detail::wipe(&h, sizeof h);
+            reply(value, e, [&] { other->send_result(comm, 0, tags + detail::reply_tag); });
+            continue;
+        }
         if (h.body_words != 0) {
             words.resize(h.body_words);
             detail::recv_all(words.data(), words.size(), 0, tags + detail::bodies_tag, comm);
@@ -435,25 +473,22 @@ std::exception_ptr serve(MPI_Comm comm, MakeCore&& make_core, std::exception_ptr
         }
         outer.resize(inputs + outputs);
         detail::recv_all(outer.data(), inputs, 0, tags + detail::labels_tag, comm);
-        std::uint64_t head[2] = {0, 0};
-        std::string why;
+        std::uint64_t next = 0;
+        std::exception_ptr e = failed;
         try {
-            if (failed) std::rethrow_exception(failed);
-            const std::uint64_t first_and = h.first_and;
-            const std::unique_ptr<gc::core> core = make_core(h, ands);
-            tandem::detail::wipe(&h, sizeof h);  // Δ: the core holds its own copy
-            head[1] = core->instances(region, 0, static_cast<std::uint32_t>(kinds.size()), outer, first_and);
-            core->flush();
-        } catch (const std::exception& e) {
-            why = e.what();
-            if (why.empty()) why = "an error without a message";
-            if (!failed) failed = std::current_exception();
+            if (!e) {
+                const std::uint64_t first_and = h.first_and;
+                const std::unique_ptr<gc::core> core = make_core(h, ands);
+                tandem::detail::wipe(&h, sizeof h);  // Δ: the core holds its own copy
+                next = core->instances(region, 0, static_cast<std::uint32_t>(kinds.size()), outer, first_and);
+                core->flush();
+            }
+        } catch (...) {
+            e = std::current_exception();
+            if (!failed) failed = e;
         }
         tandem::detail::wipe(&h, sizeof h);
-        head[0] = why.size();
-        detail::send_all(head, 2, 0, tags + detail::reply_tag, comm);
-        if (!why.empty()) detail::send_all(why.data(), why.size(), 0, tags + detail::reply_tag, comm);
-        else detail::send_all(outer.data() + inputs, outputs, 0, tags + detail::reply_tag, comm);
+        reply(next, e, [&] { detail::send_all(outer.data() + inputs, outputs, 0, tags + detail::reply_tag, comm); });
         tandem::detail::wipe_all(outer);
     }
     return failed;

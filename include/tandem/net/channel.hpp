@@ -158,6 +158,15 @@ protected:
     /// network_error if the peer closed the link or made no progress in time.
     virtual std::size_t read_some(std::byte* p, std::size_t min, std::size_t max) = 0;
 
+    /// read_some for a layer on top (a secure_channel) that takes the link
+    /// over after plain recv() calls: the bytes recv() read ahead come first.
+    std::size_t read_through(std::byte* p, std::size_t min, std::size_t max) {
+        const std::size_t have = std::min(max, recv_end_ - recv_pos_);
+        std::memcpy(p, recv_buf_.get() + recv_pos_, have);
+        recv_pos_ += have;
+        return have >= min ? have : have + read_some(p + have, min - have, max - have);
+    }
+
     /// The error a transport throws: "<op> on <name>: <what>. <hint>".
     [[noreturn]] void fail(const char* op, const std::string& what) const {
         throw network_error(std::string(op) + " on " + name_ + ": " + what);

@@ -113,7 +113,7 @@ private:
     }
     static void raw_recv(channel& c, void* p, std::size_t n) {
         auto* b = static_cast<std::byte*>(p);
-        for (std::size_t got = 0; got < n;) got += c.read_some(b + got, n - got, n - got);
+        for (std::size_t got = 0; got < n;) got += c.read_through(b + got, n - got, n - got);
     }
     static void send_message(channel& c, const std::vector<std::uint8_t>& m) {
         std::vector<std::uint8_t> framed = {static_cast<std::uint8_t>(m.size() >> 8), static_cast<std::uint8_t>(m.size())};
@@ -147,7 +147,7 @@ private:
             in_pos_ = 0;
             in_end_ = have;
         }
-        in_end_ += inner_->read_some(reinterpret_cast<std::byte*>(in_.get() + in_end_), need - have,
+        in_end_ += inner_->read_through(reinterpret_cast<std::byte*>(in_.get() + in_end_), need - have,
                                      in_capacity - in_end_);
     }
 
@@ -192,8 +192,8 @@ inline std::array<std::uint8_t, greeting_bytes> greeting(noise::pattern p, bool 
 
 }  // namespace detail
 
-/// Runs the link handshake on `raw` (just opened, nothing sent yet) and
-/// returns it sealed. The initiator (Bob in a session) speaks first;
+/// Runs the link handshake on `raw` (just opened, or after plain messages
+/// both ends have read whole: mpi/links.hpp's hello) and returns it sealed. The initiator (Bob in a session) speaks first;
 /// `link_index` (0 for the main link) is bound into the handshake. Throws
 /// protocol_error if the peer is set up differently (no encryption, the
 /// other kind of credentials, the same role), security_error if it cannot
@@ -202,6 +202,7 @@ inline std::unique_ptr<channel> secure_link(std::unique_ptr<channel> raw, const 
                                             bool initiator, std::uint32_t link_index) {
     const noise::pattern pattern = creds.is_pre_shared() ? noise::pattern::nn_psk0 : noise::pattern::kk;
     const auto mine = detail::greeting(pattern, initiator);
+    raw->flush();  // plain bytes sent before (a hello) go first; what recv() read ahead is read through
     secure_channel::raw_send(*raw, mine.data(), mine.size());
     std::array<std::uint8_t, detail::greeting_bytes> peer{};
     secure_channel::raw_recv(*raw, peer.data(), peer.size());

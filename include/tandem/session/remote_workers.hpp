@@ -1,11 +1,13 @@
 // tandem/session/remote_workers.hpp — a session whose workers 1 .. W-1 run
 // in other processes (mpi/session.hpp: the party's MPI ranks), each with a
-// link of its own to the peer's worker of its number. The session, compiled
-// once without MPI, sees them only through this interface.
+// link of its own to the peer's worker of its number: region parts in
+// semi-honest runs, AND triples in malicious ones. The session, compiled once
+// without MPI, sees them only through this interface.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
 
+#include <tandem/auth/triples.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/gc/half_gates.hpp>
 
@@ -29,6 +31,12 @@ public:
     /// levels whole (exec::plan::split_levels).
     virtual std::unique_ptr<gc::core> core(std::uint32_t w, std::uint32_t world, block hash_start,
                                            const block* delta) = 0;
+    /// Malicious mode: worker w's maker of authenticated AND triples
+    /// (1 ≤ w < threads), on w's own link to the peer's worker w, under this
+    /// party's global key `delta` with randomness from `seed` (set up as
+    /// auth::linked_triples is, the peer's worker w at the same time). The
+    /// rest of a malicious run stays on the main link (docs/DESIGN.md §9.2).
+    virtual std::unique_ptr<auth::triple_source> triples(std::uint32_t w, block delta, block seed) = 0;
 };
 
 }  // namespace tandem::detail

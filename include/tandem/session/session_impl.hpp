@@ -47,10 +47,6 @@ TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, 
     if (workers) {
         if (options.threads < 2)
             throw usage_error("session: remote workers need threads ≥ 2 (worker 0 is this process)");
-        if (options.security != tandem::security::semi_honest)
-            throw usage_error("session: workers in other processes (MPI ranks) run semi-honest sessions for now "
-                              "(README, \"What does not exist yet\"); run security::malicious with threads in one "
-                              "process");
         if (options.ipp && !open_link)
             throw usage_error("session: IPP with remote workers needs a way to open link 0 of Bob's world");
         s_->remote = std::move(workers);

@@ -115,20 +115,11 @@ struct session_state {
     std::optional<auth::authenticator> authenticator;
     std::optional<auth::triple_maker> triple_maker;
     std::optional<auth::garbler_evaluator> malicious;
-    /// With threads > 1, each worker link's own authenticator and triple
-    /// maker, under this party's global key with randomness of its own: the
-    /// triples are made on all links at once (garbler_evaluator::make_triples).
-    struct auth_worker {
-        net::channel& link;
-        prg rng;
-        auth::authenticator auth;
-        auth::triple_maker maker;
-        auth_worker(net::channel& l, party me, block delta, block seed)
-            : link(l), rng(seed), auth(l, me, delta, rng), maker(l, auth, rng) {
-            link.flush();
-        }
-    };
-    std::vector<std::unique_ptr<auth_worker>> auth_workers;
+    /// With threads > 1, each worker's own triple maker (on its link, or on
+    /// an MPI rank's: remote), under this party's global key with randomness
+    /// of its own: the triples are made by all at once
+    /// (garbler_evaluator::make_triples).
+    std::vector<std::unique_ptr<auth::triple_source>> triple_sources;
     // The run engine (session/engine.hpp), made once the links and OT are
     // set up; last, so that its threads stop before the links close.
     std::optional<detail::engine> engine;
@@ -249,8 +240,8 @@ struct session_state {
         session_state& s = *this;
         if (s.security == tandem::security::malicious) {
             s.malicious.emplace(*s.authenticator, *s.triple_maker, s.rng);
-            make_auth_workers();
-            for (const auto& w : s.auth_workers) s.malicious->add_triple_link(w->link, w->maker);
+            make_triple_sources();
+            for (const auto& t : s.triple_sources) s.malicious->add_triple_source(*t);
             return;
         }
         const detail::engine_parts parts{s.me,
@@ -269,16 +260,17 @@ struct session_state {
     }
 
     /// Malicious mode with threads > 1: an authenticator and a triple maker
-    /// on each worker link (both SoftSpoken set-ups, the coin toss), all links
-    /// at once, one thread each (detail::run_together: a failure on one
-    /// interrupts the others and is rethrown once all are joined).
-    void make_auth_workers() {
+    /// for each worker (both SoftSpoken set-ups, the coin toss) on its link,
+    /// here or on its MPI rank, all at once, one thread each
+    /// (detail::run_together: a failure on one interrupts the others and is
+    /// rethrown once all are joined).
+    void make_triple_sources() {
         session_state& s = *this;
-        const std::size_t n = s.worker_links.size();
+        const std::size_t n = s.remote ? s.threads - 1 : s.worker_links.size();
         if (n == 0) return;
         std::vector<block> seeds(n);
         for (block& b : seeds) b = s.rng.next();  // the PRG is not shared between threads
-        s.auth_workers.resize(n);
+        s.triple_sources.resize(n);
         const auto wipe_seeds = [&] {
             for (block& b : seeds) wipe(&b, sizeof b);
         };
@@ -286,7 +278,11 @@ struct session_state {
             run_together(
                 n,
                 [&](std::size_t k) {
-                    s.auth_workers[k] = std::make_unique<auth_worker>(*s.worker_links[k], s.me, s.delta, seeds[k]);
+                    const auto w = static_cast<std::uint32_t>(k + 1);
+                    if (s.remote) s.triple_sources[k] = s.remote->triples(w, s.delta, seeds[k]);
+                    else
+                        s.triple_sources[k] =
+                            std::make_unique<auth::linked_triples>(*s.worker_links[k], s.me, s.delta, seeds[k]);
                 },
                 [&] {
                     for (net::channel* l : s.links) l->interrupt();
