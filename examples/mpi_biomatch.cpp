@@ -2,8 +2,8 @@
 // of an MPI job (tandem::mpi, CMake -DTANDEM_MPI=ON; README, "A party over a
 // cluster"). Start one job per party, the same -np on both:
 //
-//   mpirun --hostfile alice_hosts -np 8 ./mpi_biomatch --party alice --port 7000
-//   mpirun --hostfile bob_hosts -np 8 ./mpi_biomatch --party bob --host alice-head --port 7000
+//   mpirun --enable-recovery --hostfile alice_hosts -np 8 ./mpi_biomatch --party alice --port 7000
+//   mpirun --enable-recovery --hostfile bob_hosts -np 8 ./mpi_biomatch --party bob --host alice-head --port 7000
 //
 // Alice's rank r listens on port 7000 + r; Bob's rank 0 connects to
 // alice-head, and his rank r to where Alice's rank 0 says her rank r is

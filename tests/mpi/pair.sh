@@ -6,7 +6,10 @@
 # both jobs exit 0 — or, with EXPECT alice-dies (bob-dies), if that party's
 # job fails (one of its ranks is killed or stopped; mpirun or MPI_Abort ends
 # the job), its output matches PATTERN (grep -E) if given, and the other
-# party's job exits 0.
+# party's job exits 0. EXPECT alice-recovers: Alice's job runs with
+# `mpirun --enable-recovery` (a rank that dies does not end the job), her
+# output must match PATTERN (her other ranks report the lost rank) and Bob's
+# job exit 0; how her mpirun exits is Open MPI's.
 set -euo pipefail
 bin=$1 np_a=$2 np_b=$3 args_a=${4:-} args_b=${5:-} expect=${6:-} pattern=${7:-}
 if ((EUID == 0)); then  # Open MPI refuses root unless told (the CI machines run as root)
@@ -15,11 +18,13 @@ fi
 port=$((20000 + RANDOM % 20000))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-run() {  # NP PARTY ARGS
+run() {  # NP PARTY ARGS [MPIRUN_OPTION]
   # shellcheck disable=SC2086
-  timeout 120 mpirun --oversubscribe --bind-to none -np "$1" "$bin" --party "$2" --port "$port" $3 >"$out/$2" 2>&1
+  timeout 120 mpirun ${4:-} --oversubscribe --bind-to none -np "$1" "$bin" --party "$2" --port "$port" $3 >"$out/$2" 2>&1
 }
-run "$np_a" alice "$args_a" & alice=$!
+recovery=
+[[ $expect == alice-recovers ]] && recovery=--enable-recovery
+run "$np_a" alice "$args_a" "$recovery" & alice=$!
 run "$np_b" bob "$args_b" & bob=$!
 a=0 b=0
 wait "$alice" || a=$?
@@ -30,5 +35,6 @@ matches() { [[ -z $pattern ]] || grep -Eq "$pattern" "$out/$1"; }
 case $expect in
   alice-dies) ((a != 0 && a != 124 && b == 0)) && matches alice ;;
   bob-dies) ((b != 0 && b != 124 && a == 0)) && matches bob ;;
+  alice-recovers) ((a != 124 && b == 0)) && [[ -n $pattern ]] && matches alice ;;
   *) ((a == 0 && b == 0)) ;;
 esac
