@@ -205,4 +205,12 @@ inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
     return p;
 }
 
+/// The plan for workers 1 .. workers-1 in other processes (MPI ranks, mpi/):
+/// levels stay whole with worker 0 (a level's parts across processes would
+/// cost a round trip each) and region parts have at least
+/// remote_min_part_ands ANDs.
+inline plan make_remote_plan(const circuit<>& circ, std::uint32_t workers) {
+    return make_plan(circ, workers, remote_min_part_ands, false);
+}
+
 }  // namespace tandem::exec

@@ -36,7 +36,7 @@ namespace tandem::mpi {
 /// regions split as in one process but into parts of at least
 /// exec::remote_min_part_ands ANDs, levels kept whole on rank 0.
 inline exec::plan rank_plan(const circuit<>& c, const ranks& r) {
-    return exec::make_plan(c, static_cast<std::uint32_t>(r.size()), exec::remote_min_part_ands, false);
+    return exec::make_remote_plan(c, static_cast<std::uint32_t>(r.size()));
 }
 
 /// Garbles c over r's ranks, every rank calling it with the same circuit:

@@ -345,18 +345,16 @@ private:
         planned_ = c;
     }
 
-    /// The plan of c over this session's workers: with remote workers, levels
-    /// stay whole with worker 0 and region parts have at least
-    /// exec::remote_min_part_ands ANDs (each costs a round trip between processes).
+    /// The plan of c over this session's workers (exec::make_remote_plan's
+    /// with remote workers).
     exec::plan make_plan(const circuit<>& c) const {
-        if (p_.remote) return exec::make_plan(c, p_.threads, exec::remote_min_part_ands, false);
-        return exec::make_plan(c, p_.threads);
+        return p_.remote ? exec::make_remote_plan(c, p_.threads) : exec::make_plan(c, p_.threads);
     }
-    /// The same for IPP; the inputs start at slot first_input.
+    /// The same for IPP, with the same choice; the inputs start at slot first_input.
     exec::ipp_plan make_ipp_plan(const circuit<>& c, std::uint32_t first_input) const {
-        if (p_.remote)
-            return exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands, exec::remote_min_part_ands, first_input, false);
-        return exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands, exec::default_fgp_min_ands, first_input);
+        return exec::make_ipp_plan(c, p_.threads, p_.ipp_min_ands,
+                                   p_.remote ? exec::remote_min_part_ands : exec::default_fgp_min_ands, first_input,
+                                   !p_.remote);
     }
 
     /// The plan's workers on this party's links, worker w on link w — or,
@@ -368,19 +366,13 @@ private:
             for (net::channel* l : p_.links) sinks.emplace_back(*l);
             exec::detail::run_cores(
                 p, c,
-                [&](std::uint32_t w) {
-                    return w < sinks.size() ? p_.cores.garbler(hash_start_, p_.delta, sinks[w])
-                                            : p_.remote->core(w, 0, hash_start_, &p_.delta);
-                },
+                [&](std::uint32_t w) { return garbler_of(p_.cores, sinks, p_.remote, w, 0, hash_start_, p_.delta); },
                 labels, first_and_, pool, interrupter());
         } else {
             for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p.worker_ands[w]);
             exec::detail::run_cores(
                 p, c,
-                [&](std::uint32_t w) {
-                    return w < sources_.size() ? p_.cores.evaluator(hash_start_, *sources_[w])
-                                               : p_.remote->core(w, 0, hash_start_, nullptr);
-                },
+                [&](std::uint32_t w) { return evaluator_of(p_.cores, sources_, p_.remote, w, 0, hash_start_); },
                 labels, first_and_, pool, interrupter());
         }
     }

@@ -257,10 +257,7 @@ inline void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::det
     };
     exec::detail::run_cores(
         p, c,
-        [&](std::uint32_t w) {
-            return w < sinks.size() ? r.cores.garbler(hash_start, r.delta, sinks[w])
-                                    : r.remote->core(w, exec::index(x), hash_start, &r.delta);
-        },
+        [&](std::uint32_t w) { return garbler_of(r.cores, sinks, r.remote, w, exec::index(x), hash_start, r.delta); },
         label, r.first_and, r.pools[exec::index(x)], std::move(interrupt), boundary);
 }
 
@@ -294,10 +291,7 @@ inline void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::d
     };
     exec::detail::run_cores(
         p, c,
-        [&](std::uint32_t w) {
-            return w < sources.size() ? r.cores.evaluator(*hash_start, *sources[w])
-                                      : r.remote->core(w, exec::index(y), *hash_start, nullptr);
-        },
+        [&](std::uint32_t w) { return evaluator_of(r.cores, sources, r.remote, w, exec::index(y), *hash_start); },
         label, r.first_and, r.pools[exec::index(y)], std::move(interrupt), boundary);
 }
 

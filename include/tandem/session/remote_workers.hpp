@@ -9,10 +9,13 @@
 
 #include <tandem/auth/triples.hpp>
 #include <tandem/crypto/block.hpp>
+#include <tandem/gc/channel_tables.hpp>
 #include <tandem/gc/half_gates.hpp>
+#include <tandem/session/cores.hpp>
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 TANDEM_CRYPTO_BEGIN
 
@@ -38,6 +41,23 @@ public:
     /// rest of a malicious run stays on the main link (docs/DESIGN.md §9.2).
     virtual std::unique_ptr<auth::triple_source> triples(std::uint32_t w, block delta, block seed) = 0;
 };
+
+/// Worker w's garbler core for one run or segment: on sinks[w], its link,
+/// when w works in this process, else remote worker w's stand-in in `world`.
+inline std::unique_ptr<gc::core> garbler_of(const core_maker& cores, std::span<gc::channel_sink> sinks,
+                                           remote_workers* remote, std::uint32_t w, std::uint32_t world,
+                                           block hash_start, const block& delta) {
+    if (w < sinks.size()) return cores.garbler(hash_start, delta, sinks[w]);
+    return remote->core(w, world, hash_start, &delta);
+}
+/// The same for worker w's evaluator core, on sources[w] here.
+inline std::unique_ptr<gc::core> evaluator_of(const core_maker& cores,
+                                             std::span<const std::unique_ptr<gc::channel_source>> sources,
+                                             remote_workers* remote, std::uint32_t w, std::uint32_t world,
+                                             block hash_start) {
+    if (w < sources.size()) return cores.evaluator(hash_start, *sources[w]);
+    return remote->core(w, world, hash_start, nullptr);
+}
 
 }  // namespace tandem::detail
 
