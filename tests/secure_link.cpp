@@ -314,14 +314,27 @@ TEST_CASE("secure_link.plain_messages_before_the_handshake_are_read_through") {
     std::unique_ptr<net::channel> server = std::move(ends.first), client = std::move(ends.second);
     const auto psk = net::link_credentials::pre_shared(net::pre_shared_key::generate());
     std::unique_ptr<net::channel> alice, bob;
+    std::exception_ptr bob_error;
     std::thread tb([&] {
-        client->send_value(std::uint64_t{0x68656c6c6f});  // Bob's hello, queued: secure_link flushes it first
-        bob = net::secure_link(std::move(client), psk, true, 1);
+        try {
+            client->send_value(std::uint64_t{0x68656c6c6f});  // Bob's hello, queued: secure_link flushes it first
+            bob = net::secure_link(std::move(client), psk, true, 1);
+        } catch (...) {
+            bob_error = std::current_exception();
+        }
     });
     std::this_thread::sleep_for(50ms);  // Bob's greeting is on its way behind his hello
-    CHECK(server->recv_value<std::uint64_t>() == 0x68656c6c6f);
-    alice = net::secure_link(std::move(server), psk, false, 1);
+    std::string alice_error;
+    try {
+        CHECK(server->recv_value<std::uint64_t>() == 0x68656c6c6f);
+        alice = net::secure_link(std::move(server), psk, false, 1);
+    } catch (const std::exception& e) {
+        alice_error = e.what();
+    }
     tb.join();
+    CHECK_MESSAGE(alice_error.empty(), alice_error);
+    CHECK_MESSAGE(!bob_error, message_of(bob_error));
+    REQUIRE(alice);
     REQUIRE(bob);
     carries(*alice, *bob, {1, 65520, 200000}, 5);
     carries(*bob, *alice, {3, 7}, 6);
