@@ -68,7 +68,7 @@ public:
         h.seed = seed;
         send_all(&h, 1, rank_, work_tag, comm_);
         tandem::detail::wipe(&h, sizeof h);
-        reply("setting up its triple maker");
+        receive_reply(rank_, reply_tag, comm_, &live_, "setting up its triple maker");
     }
 
     void make(std::size_t wanted, auth::triples& out) override {
@@ -76,7 +76,7 @@ public:
         h.op = part_header::triples;
         h.instances = wanted;
         send_all(&h, 1, rank_, work_tag, comm_);
-        const std::uint64_t n = reply("making AND triples");
+        const std::uint64_t n = receive_reply(rank_, reply_tag, comm_, &live_, "making AND triples");
         out.resize(n);
         if (n == 0) return;
         for (auth::shares* s : {&out.x, &out.y, &out.z}) {
@@ -89,18 +89,6 @@ public:
     void interrupt() noexcept override {}
 
 private:
-    /// The reply's value, or the rank's failure `doing` as a tandem::error.
-    std::uint64_t reply(const char* doing) {
-        std::uint64_t head[2];
-        receive_resting(head, 2, MPI_UINT64_T, rank_, reply_tag, comm_, &live_);
-        if (head[0] != 0) {
-            std::string why(head[0], '\0');
-            recv_all(why.data(), why.size(), rank_, reply_tag, comm_);
-            throw error("tandem::mpi: rank " + std::to_string(rank_) + " failed " + doing + ": " + why);
-        }
-        return head[1];
-    }
-
     int rank_;
     MPI_Comm comm_;
     liveness& live_;

@@ -180,6 +180,20 @@ void recv_all(T* p, std::size_t n, int from, int tag, MPI_Comm comm) {
     } while (n != 0);
 }
 
+/// The head of rank `from`'s reply to a request (serve): its value — or,
+/// when the rank failed `doing` it, its message, thrown naming the rank.
+/// The wait keeps the `live` watch on the rank.
+inline std::uint64_t receive_reply(int from, int tag, MPI_Comm comm, liveness* live, const char* doing) {
+    std::uint64_t head[2];
+    receive_resting(head, 2, MPI_UINT64_T, from, tag, comm, live);
+    if (head[0] != 0) {
+        std::string why(head[0], '\0');
+        recv_all(why.data(), why.size(), from, tag, comm);
+        throw error("tandem::mpi: rank " + std::to_string(from) + " failed " + doing + ": " + why);
+    }
+    return head[1];
+}
+
 /// The labels at the input slots (or the output slots) of instances
 /// [begin, end) of r, in order: what goes to a rank (or comes back).
 /// An unused output slot gives a zero block.
@@ -346,19 +360,14 @@ private:
         detail::wait_resting(requests_, rank_, live_);
         cache_.holds = true;
         tandem::detail::wipe(&header_, sizeof header_);
-        std::uint64_t head[2];
-        detail::receive_resting(head, 2, MPI_UINT64_T, rank_, tags_ + detail::reply_tag, comm_, live_);
-        if (head[0] != 0) {
-            std::string why(head[0], '\0');
-            detail::recv_all(why.data(), why.size(), rank_, tags_ + detail::reply_tag, comm_);
-            throw error("tandem::mpi: rank " + std::to_string(rank_) + " failed running its region part: " + why);
-        }
+        const std::uint64_t next =
+            detail::receive_reply(rank_, tags_ + detail::reply_tag, comm_, live_, "running its region part");
         std::size_t outputs = 0;
         for (std::uint32_t i = part.begin; i < part.end; ++i)
             outputs += part.region->outputs_of(part.region->instances[i]).size();
         labels_.resize(outputs);
         detail::recv_all(labels_.data(), labels_.size(), rank_, tags_ + detail::reply_tag, comm_);
-        return head[1];
+        return next;
     }
 
     struct handed {
