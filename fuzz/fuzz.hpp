@@ -15,6 +15,11 @@
 // not in tandem.hpp.
 #include <tandem/session/run_header.hpp>
 #include <tandem/session/stream.hpp>
+#include <tandem/ot/base_ot.hpp>
+#include <tandem/ot/iknp.hpp>
+#include <tandem/ot/softspoken.hpp>
+#include <tandem/net/noise.hpp>
+#include <tandem/net/secure_channel.hpp>
 
 #include <algorithm>
 #include <array>
@@ -79,16 +84,45 @@ inline void say(const std::string& what) {
     if (verbose()) std::fprintf(stderr, "==fuzz== %s\n", what.c_str());
 }
 
+/// What CTest's fuzz.<name> demands of an input (TANDEM_FUZZ_EXPECT, set by
+/// fuzz/run_inputs.cmake). While fuzzing, and for kept findings, nothing: a
+/// result or a tandem::error. The seeds of fuzz/corpus/ are an honest peer's
+/// bytes, so each must *complete* (a tandem::error there means the seed no
+/// longer speaks the protocol: it is stale) — except those whose file name
+/// starts with "fails-", which must end in a tandem::error.
+enum class expectation { anything, completes, fails };
+
+inline expectation expected() {
+    static const expectation e = [] {
+        const char* v = std::getenv("TANDEM_FUZZ_EXPECT");
+        const std::string s = v != nullptr ? v : "";
+        return s == "completes" ? expectation::completes : s == "fails" ? expectation::fails : expectation::anything;
+    }();
+    return e;
+}
+
+/// True while running an honest seed: the harness may then check what no
+/// fuzzed peer can be held to (the honest party's results on both sides).
+inline bool honest_seed() { return expected() == expectation::completes; }
+
 /// Runs f; a tandem::error is an allowed outcome, anything else escapes to
-/// libFuzzer (an uncaught exception is reported as a crash).
+/// libFuzzer (an uncaught exception is reported as a crash). Under an
+/// expectation (above), the other outcome is a finding.
 template <class F>
 void allow_tandem_errors(F&& f) {
     try {
         f();
-        say("completed");
     } catch (const tandem::error& e) {
         say(std::string("tandem error: ") + e.what());
+        if (expected() == expectation::completes)
+            finding(std::string("an honest seed ended in a tandem::error (") + e.what() +
+                    ") — the seed is stale: the protocol or the harness changed since it was recorded. Write the "
+                    "seeds again (fuzz/README.md, \"Seeds\")");
+        return;
     }
+    say("completed");
+    if (expected() == expectation::fails)
+        finding("a seed named fails-… completed; it must end in a tandem::error (rename it if it is now honest)");
 }
 
 /// The peer of this party is the fuzz input: what this party sends is
@@ -133,7 +167,7 @@ inline std::unique_ptr<net::channel> channel_of(std::span<const std::uint8_t> by
 }
 
 // ---- Inputs that feed several links -----------------------------------------
-// One byte of configuration, then the bytes of each link: all but the last
+// Configuration bytes, then the bytes of each link: all but the last
 // prefixed by their length (u32, little-endian; a length past the end takes
 // what is left), the last taking the rest.
 
@@ -146,8 +180,9 @@ inline std::vector<std::span<const std::uint8_t>> split_links(byte_reader& r, st
 }
 
 /// The inverse of split_links (the seed generator writes inputs with it).
-inline std::vector<std::uint8_t> join_links(std::uint8_t config, const std::vector<std::vector<std::uint8_t>>& links) {
-    std::vector<std::uint8_t> out{config};
+inline std::vector<std::uint8_t> join_links(std::vector<std::uint8_t> config,
+                                            const std::vector<std::vector<std::uint8_t>>& links) {
+    std::vector<std::uint8_t> out = std::move(config);
     for (std::size_t k = 0; k < links.size(); ++k) {
         if (k + 1 < links.size()) {
             const auto n = static_cast<std::uint32_t>(links[k].size());
@@ -159,24 +194,33 @@ inline std::vector<std::uint8_t> join_links(std::uint8_t config, const std::vect
 }
 
 // ---- The sessions of the handshake and session harnesses ------------------------
-// The configuration byte: which party this process plays (the fuzz input is
+// Two configuration bytes: which party this process plays (the fuzz input is
 // the other), and the options both parties must agree on.
+
+struct program;
 
 struct session_config {
     party me = party::alice;
     bool streamed = false;      ///< run the streamed function, not the compiled circuit
-    bool ipp = false;           ///< inter-party parallelization (compiled runs only)
+    bool ipp = false;           ///< inter-party parallelization (compiled, semi-honest runs only)
     bool pipeline = false;      ///< session_options::pipeline_streams (streamed runs; the same bit as ipp)
     std::uint32_t threads = 1;  ///< 1 or 2
     reveal who = reveal::both;
     garbling_hash hash = garbling_hash::rekeyed;
     bool aesni = false;  ///< this process uses the AES-NI kernels, not VAES (not seen by the peer)
+    tandem::security security = tandem::security::semi_honest;  ///< malicious: authenticated garbling over plain links
 
-    static session_config decode(std::uint8_t b) noexcept {
+    static constexpr std::size_t bytes = 2;
+
+    static session_config decode(byte_reader& r) noexcept {
+        const std::uint8_t b = r.u8(), b2 = r.u8();
         session_config c;
+        c.security = (b2 & 1) != 0 ? tandem::security::malicious : tandem::security::semi_honest;
+        const bool malicious = c.security == tandem::security::malicious;
         c.me = (b & 1) != 0 ? party::bob : party::alice;
         c.streamed = (b & 2) != 0;
-        c.ipp = (b & 4) != 0 && !c.streamed;  // streamed runs refuse IPP (a usage error, before any byte)...
+        // Streamed and malicious runs refuse IPP (a usage error, before any byte)...
+        c.ipp = (b & 4) != 0 && !c.streamed && !malicious;
         c.pipeline = (b & 4) != 0 && c.streamed;  // ...and pipelining is for streamed runs only
         c.threads = (b & 8) != 0 ? 2 : 1;
         const unsigned w = (b >> 4) & 3;
@@ -185,10 +229,11 @@ struct session_config {
         c.aesni = (b & 0x80) != 0;
         return c;
     }
-    std::uint8_t encode() const noexcept {
-        return static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp || pipeline ? 4 : 0) |
-                                         (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
-                                         (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0));
+    std::vector<std::uint8_t> encode() const {
+        return {static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp || pipeline ? 4 : 0) |
+                                          (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
+                                          (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0)),
+                static_cast<std::uint8_t>(security == tandem::security::malicious ? 1 : 0)};
     }
     /// Chooses this process's AES kernels as the configuration says.
     void use_kernels() const {
@@ -196,15 +241,24 @@ struct session_config {
     }
     /// Links besides the main one (session.hpp, open_worker_links).
     std::size_t extra_links() const noexcept { return threads - 1 + (ipp ? threads : 0); }
+    /// The compiled program this configuration runs (below).
+    const program& compiled() const;
+    /// Whether party p learns the run's output.
+    bool learns(party p) const noexcept { return who == reveal::both || (who == reveal::alice) == (p == party::alice); }
 
     /// This party's options. The seed is fixed per party, so a recorded
-    /// honest peer replays exactly, and a finding replays too.
+    /// honest peer replays exactly, and a finding replays too. Malicious
+    /// sessions run over plain links (allow_plain_links): a fuzzed peer
+    /// behind a sealed link could not get past the first record's tag, and
+    /// the sealed links have their own harness (secure_link).
     session_options options(party p) const {
         session_options o;
         o.threads = threads;
         o.ipp = ipp;
         o.ipp_min_ands = 1;  // split the small region between the worlds
         o.hash = hash;
+        o.security = security;
+        o.allow_plain_links = true;
         o.pipeline_streams = pipeline;
         o.timeout = std::chrono::milliseconds(200);
         o.insecure_seed = p == party::alice ? 0xA11CE : 0xB0B;
@@ -264,6 +318,13 @@ inline const program& compiled_program(std::uint32_t threads) {
     return threads > 1 ? wide : small;
 }
 
+/// Malicious runs take the small program with two threads too: their worker
+/// links make AND triples, not tables, and the small program's 3,100 triples
+/// (auth/triples.hpp: the least a batch makes) already keep them busy.
+inline const program& session_config::compiled() const {
+    return compiled_program(security == tandem::security::malicious ? 1 : threads);
+}
+
 /// The streamed program: a dot product over two sequences, cut into
 /// segments of a few ANDs, with an intermediate value opened to both (and
 /// steering what follows) and one to Alice only.
@@ -296,10 +357,16 @@ inline const circuit<>& tables_circuit() {
 
 /// fuzz_ot: what the configuration bytes choose.
 struct ot_config {
-    bool receiver = false;  ///< this party is the cot_receiver (the fuzz input the sender)
+    /// Which OT runs: IKNP (semi-honest sessions), SoftSpoken K = 4 without
+    /// or with its consistency check (malicious sessions' authenticated bits,
+    /// auth/bits.hpp), or the endemic base OTs alone (malicious mode's base OTs).
+    enum class kind : std::uint8_t { iknp = 0, softspoken = 1, softspoken_malicious = 2, endemic_base = 3 };
+
+    bool receiver = false;  ///< this party is the COT receiver (the fuzz input the sender)
     bool packed = false;    ///< the receiver extends with packed choice bits
     std::size_t extends = 0;
-    std::array<std::size_t, 3> sizes{};
+    kind which = kind::iknp;
+    std::array<std::size_t, 3> sizes{};  ///< OTs per extend; for endemic_base, sizes[0] base OTs
 
     static ot_config read(byte_reader& r) noexcept {
         ot_config c;
@@ -307,11 +374,14 @@ struct ot_config {
         c.receiver = (b & 1) != 0;
         c.packed = (b & 2) != 0;
         c.extends = (b >> 2) & 3;
+        c.which = static_cast<kind>((b >> 4) & 3);
         for (std::size_t& m : c.sizes) m = r.u16() & 0x3FFF;
+        if (c.which == kind::endemic_base) c.sizes[0] %= 257;
         return c;
     }
     std::vector<std::uint8_t> encode() const {
-        std::vector<std::uint8_t> out{static_cast<std::uint8_t>((receiver ? 1 : 0) | (packed ? 2 : 0) | extends << 2)};
+        std::vector<std::uint8_t> out{static_cast<std::uint8_t>((receiver ? 1 : 0) | (packed ? 2 : 0) | extends << 2 |
+                                                                static_cast<unsigned>(which) << 4)};
         for (std::size_t m : sizes) out.push_back(static_cast<std::uint8_t>(m)), out.push_back(static_cast<std::uint8_t>(m >> 8));
         return out;
     }
@@ -323,6 +393,94 @@ inline std::vector<std::uint8_t> ot_choices(std::size_t m) {
     std::vector<std::uint8_t> c(m);
     for (std::size_t i = 0; i < m; ++i) c[i] = static_cast<std::uint8_t>((i * 7 + i / 5) % 3 == 0);
     return c;
+}
+
+namespace detail {
+template <class Sender>
+void extend_as_sender(Sender& sender, net::channel& ch, const ot_config& cfg) {
+    for (std::size_t k = 0; k < cfg.extends; ++k) {
+        std::vector<block> q(cfg.sizes[k]);
+        sender.extend(ch, q);
+    }
+}
+template <class Receiver>
+void extend_as_receiver(Receiver& receiver, net::channel& ch, const ot_config& cfg) {
+    for (std::size_t k = 0; k < cfg.extends; ++k) {
+        const std::vector<std::uint8_t> choices = ot_choices(cfg.sizes[k]);
+        std::vector<block> t(cfg.sizes[k]);
+        if (cfg.packed) {
+            std::vector<std::uint8_t> bits((t.size() + 7) / 8);
+            for (std::size_t i = 0; i < choices.size(); ++i) bits[i / 8] |= static_cast<std::uint8_t>(choices[i] << (i % 8));
+            receiver.extend_packed(ch, bits, t);
+        } else {
+            receiver.extend(ch, choices, t);
+        }
+    }
+}
+}  // namespace detail
+
+/// One side of cfg's OT on ch — the COT receiver (with endemic_base: the base
+/// OTs' receiver, whose choices are the bits of Δ) if `receiver`, else the
+/// sender — exactly as the harness runs it; the seed generator runs both.
+inline void run_ot_party(const ot_config& cfg, bool receiver, net::channel& ch) {
+    prg rng(ot_seed(receiver));
+    const security mode = cfg.which == ot_config::kind::softspoken_malicious ? security::malicious : security::semi_honest;
+    switch (cfg.which) {
+        case ot_config::kind::iknp:
+            if (receiver) {
+                ot::cot_receiver r(ch, &rng);
+                detail::extend_as_receiver(r, ch, cfg);
+            } else {
+                ot::cot_sender s(ch, ot_delta(), &rng);
+                detail::extend_as_sender(s, ch, cfg);
+            }
+            return;
+        case ot_config::kind::softspoken:
+        case ot_config::kind::softspoken_malicious:
+            if (receiver) {
+                ot::softspoken_receiver<4> r(ch, mode, &rng);
+                detail::extend_as_receiver(r, ch, cfg);
+            } else {
+                ot::softspoken_sender<4> s(ch, ot_delta(), mode, &rng);
+                detail::extend_as_sender(s, ch, cfg);
+            }
+            return;
+        case ot_config::kind::endemic_base: {
+            const std::size_t n = cfg.sizes[0];
+            if (receiver) {
+                std::vector<std::uint8_t> choices = ot_choices(n);
+                std::vector<block> keys(n);
+                ot::base_ot_receive(ch, choices, keys, &rng, security::malicious);
+            } else {
+                std::vector<std::array<block, 2>> keys(n);
+                ot::base_ot_send(ch, keys, &rng, security::malicious);
+            }
+            ch.flush();
+            return;
+        }
+    }
+}
+
+// ---- fuzz_secure_link's links from their start -------------------------------------
+
+/// A fixed test key (never use one like it).
+inline net::noise::key32 fixed_key(std::uint8_t tag) {
+    net::noise::key32 k{};
+    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint8_t>(tag + 7 * i);
+    return k;
+}
+/// The credentials of the side `initiator` for a configuration byte (bit 3: a
+/// pre-shared key, else pinned keys).
+inline net::link_credentials link_credentials_of(std::uint8_t config, bool initiator) {
+    if ((config & 8) != 0) return net::link_credentials::pre_shared(net::pre_shared_key(fixed_key(3)));
+    return net::link_credentials::pinned(net::key_pair::from_secret(fixed_key(initiator ? 4 : 5)),
+                                         net::key_pair::from_secret(fixed_key(initiator ? 5 : 4)).public_part());
+}
+/// Each side's fixed ephemeral secret (secure_link's insecure_ephemeral).
+inline net::noise::key32 link_ephemeral(bool initiator) { return fixed_key(initiator ? 6 : 7); }
+/// Byte i of an honest peer's message of n bytes over a sealed link.
+inline std::uint8_t message_byte(std::size_t n, std::size_t i) noexcept {
+    return static_cast<std::uint8_t>(n * 13 + i * 31);
 }
 
 }  // namespace tandem::fuzz

@@ -1,13 +1,20 @@
-// fuzz_ot: one party of correlated OT extension (ot/iknp.hpp) — its 128
-// base OTs (ot/base_ot.hpp) and up to three extend calls — whose peer is the
-// fuzz input. Input: a configuration byte (bit 0: this party is the
-// cot_receiver, else the cot_sender; bit 1: the receiver extends with packed
-// choice bits; bits 2-3: the number of extend calls), three sizes (u16 each,
-// up to 16383 OTs: two chunks of 8192), then the peer's bytes.
+// fuzz_ot: one party of correlated OT extension — IKNP (ot/iknp.hpp, what
+// semi-honest sessions run) or SoftSpoken with K = 4 (ot/softspoken.hpp)
+// without or with its malicious consistency check (what malicious sessions'
+// authenticated bits run), each with its 128 base OTs (ot/base_ot.hpp:
+// Chou–Orlandi, or endemic OT in malicious mode) and up to three extend
+// calls — or the endemic base OTs alone, whose peer is the fuzz input.
+// Input: a configuration byte (bit 0: this party is the COT receiver, else
+// the sender; bit 1: the receiver extends with packed choice bits; bits 2-3:
+// the number of extend calls; bits 4-5: 0 IKNP, 1 SoftSpoken, 2 SoftSpoken
+// with the check, 3 endemic base OTs alone), three sizes (u16 each, up to
+// 16383 OTs: two chunks of 8192; with base OTs alone, the first % 257 is
+// their number), then the peer's bytes (fuzz.hpp, run_ot_party).
 //
 // Checks: each side finishes or throws a tandem::error — an invalid point, a
-// peer asking for another number of OTs, bytes that run out — and never
-// crashes, reads past what it was sent or allocates what the peer asks for.
+// peer asking for another number of OTs, columns that fail SoftSpoken's check
+// (a security_error), bytes that run out — and never crashes, reads past what
+// it was sent or allocates what the peer asks for.
 #include "fuzz.hpp"
 
 using namespace tandem;
@@ -16,28 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::byte_reader r(data, size);
     const fuzz::ot_config cfg = fuzz::ot_config::read(r);
     fuzz::fuzz_channel ch("fuzz ot peer", r.rest());
-    fuzz::allow_tandem_errors([&] {
-        prg rng(fuzz::ot_seed(cfg.receiver));
-        if (!cfg.receiver) {
-            ot::cot_sender sender(ch, fuzz::ot_delta(), &rng);
-            for (std::size_t k = 0; k < cfg.extends; ++k) {
-                std::vector<block> q(cfg.sizes[k]);
-                sender.extend(ch, q);
-            }
-        } else {
-            ot::cot_receiver receiver(ch, &rng);
-            for (std::size_t k = 0; k < cfg.extends; ++k) {
-                const std::vector<std::uint8_t> choices = fuzz::ot_choices(cfg.sizes[k]);
-                std::vector<block> t(cfg.sizes[k]);
-                if (cfg.packed) {
-                    std::vector<std::uint8_t> bits((t.size() + 7) / 8);
-                    for (std::size_t i = 0; i < choices.size(); ++i) bits[i / 8] |= static_cast<std::uint8_t>(choices[i] << (i % 8));
-                    receiver.extend_packed(ch, bits, t);
-                } else {
-                    receiver.extend(ch, choices, t);
-                }
-            }
-        }
-    });
+    fuzz::allow_tandem_errors([&] { fuzz::run_ot_party(cfg, cfg.receiver, ch); });
     return 0;
 }

@@ -10,10 +10,14 @@
 //   up to the first record altered, then fail with security_error (or
 //   network_error where the stream was cut or ended), never return a byte of
 //   an altered record;
-//   bit 1 set — the handshake: this party (bit 2: initiator; bit 3: a
-//   pre-shared key instead of pinned keys) runs secure_link against the rest
-//   of the input as the peer's bytes; it either completes or throws a
-//   tandem::error.
+//   bit 1 set — a link from its start: this party (bit 2: initiator; bit 3:
+//   a pre-shared key instead of pinned keys; fixed test keys, and a fixed
+//   ephemeral key on each side so that a recorded honest peer replays) runs
+//   secure_link against the rest of the input as the peer's bytes, then
+//   reads the peer's messages until the bytes end: each [u16 length][length
+//   bytes of message_byte(length, i)] (fuzz.hpp). It either reads them all or
+//   throws a tandem::error; a message that opens but differs from what an
+//   honest peer sends is a finding (a forged record).
 #include "fuzz.hpp"
 
 #include <tandem/net/noise.hpp>
@@ -23,16 +27,10 @@ using namespace tandem;
 
 namespace {
 
-net::noise::key32 fixed_key(std::uint8_t tag) {
-    net::noise::key32 k{};
-    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint8_t>(tag + 7 * i);
-    return k;
-}
-
 void records(std::uint8_t config, fuzz::byte_reader& r) {
     const auto cipher = (config & 1) ? net::noise::cipher::aes_gcm : net::noise::cipher::chacha_poly;
     if (cipher == net::noise::cipher::aes_gcm && !net::noise::aes_gcm_available()) return;
-    const net::noise::key32 key = fixed_key(1);
+    const net::noise::key32 key = fuzz::fixed_key(1);
     net::noise::cipher_state sealer;
     sealer.initialize_key(key.data(), cipher);
     std::vector<std::uint8_t> stream, expected, previous;
@@ -92,16 +90,27 @@ void records(std::uint8_t config, fuzz::byte_reader& r) {
     }
 }
 
-void handshake(std::uint8_t config, fuzz::byte_reader& r) {
+void link(std::uint8_t config, fuzz::byte_reader& r) {
     const bool initiator = (config & 4) != 0;
-    const net::link_credentials creds =
-        (config & 8) ? net::link_credentials::pre_shared(net::pre_shared_key(fixed_key(3)))
-                     : net::link_credentials::pinned(net::key_pair::from_secret(fixed_key(initiator ? 4 : 5)),
-                                                     net::key_pair::from_secret(fixed_key(initiator ? 5 : 4)).public_part());
     fuzz::allow_tandem_errors([&] {
-        auto sealed = net::secure_link(fuzz::channel_of(r.rest(), "fuzz link"), creds, initiator, 0);
-        std::uint8_t b;
-        sealed->recv(&b, 1);
+        auto sealed = net::secure_link(fuzz::channel_of(r.rest(), "fuzz link"), fuzz::link_credentials_of(config, initiator),
+                                       initiator, 0, fuzz::link_ephemeral(initiator));
+        std::size_t messages = 0;
+        for (;;) {
+            std::uint8_t head[2];
+            try {
+                sealed->recv(head, 2);
+            } catch (const network_error&) {
+                break;  // the peer's bytes ended between messages
+            }
+            const std::size_t n = head[0] | std::size_t{head[1]} << 8;
+            std::vector<std::uint8_t> got(n);
+            sealed->recv(got.data(), n);
+            for (std::size_t i = 0; i < n; ++i)
+                if (got[i] != fuzz::message_byte(n, i)) fuzz::finding("a sealed link returned a message the peer did not send");
+            ++messages;
+        }
+        if (fuzz::honest_seed() && messages == 0) fuzz::finding("an honest seed's link carried no message");
     });
 }
 
@@ -110,7 +119,7 @@ void handshake(std::uint8_t config, fuzz::byte_reader& r) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     fuzz::byte_reader r(data, size);
     const std::uint8_t config = r.u8();
-    if (config & 2) handshake(config, r);
+    if (config & 2) link(config, r);
     else records(config, r);
     return 0;
 }

@@ -84,21 +84,23 @@ std::vector<bytes> record_peer(const fuzz::session_config& cfg, bool run) {
         mine.push_back(std::move(x));
         theirs.push_back(std::make_unique<recording_channel>(std::move(y), written.back()));
     }
-    (void)fuzz::compiled_program(cfg.threads);  // compiled before the sessions start their deadlines
+    (void)cfg.compiled();  // compiled before the sessions start their deadlines
     std::optional<session> sessions[2];
+    session_options slow_ok[2] = {cfg.options(party::alice), cfg.options(party::bob)};
+    for (session_options& o : slow_ok) o.timeout = std::chrono::seconds(30);  // a sanitized malicious run is slow
     std::exception_ptr errors[2];
     const auto side = [&](party p, std::vector<std::unique_ptr<net::channel>>& links) {
         const int i = static_cast<int>(p);
         try {
             std::size_t next = 1;
-            sessions[i].emplace(p, std::move(links[0]), cfg.options(p), [&links, &next] { return std::move(links.at(next++)); });
+            sessions[i].emplace(p, std::move(links[0]), slow_ok[i], [&links, &next] { return std::move(links.at(next++)); });
             if (!run) return;
             session& s = *sessions[i];
             if (cfg.streamed) {
                 auto fn = fuzz::streamed_program();
                 (void)s.run(cfg.who, fn, p == party::alice ? fuzz::alice_sequence : fuzz::bob_sequence);
             } else {
-                const fuzz::program& prog = fuzz::compiled_program(cfg.threads);
+                const fuzz::program& prog = cfg.compiled();
                 (void)s.run_bits(cfg.who, prog.c, prog.inputs_of(p));
             }
         } catch (...) {
@@ -116,7 +118,8 @@ std::vector<bytes> record_peer(const fuzz::session_config& cfg, bool run) {
 }
 
 std::string session_name(const fuzz::session_config& c) {
-    std::string n = std::string(to_string(c.me)) + (c.streamed ? "-streamed" : "-compiled");
+    std::string n = std::string(to_string(c.me)) + (c.security == security::malicious ? "-malicious" : "") +
+                    (c.streamed ? "-streamed" : "-compiled");
     n += "-t" + std::to_string(c.threads);
     if (c.ipp) n += "-ipp";
     if (c.pipeline) n += "-pipelined";
@@ -167,13 +170,31 @@ void session_seeds(seed_writer& out) {
             configs.push_back(k);
         }
     }
+    // Malicious: authenticated garbling over plain links. Compiled runs only:
+    // a streamed run fills its reservoir of AND triples a whole batch at a
+    // time (auth::garbler_evaluator::default_batch_ands, 320,000), 27 MB of
+    // the peer's bytes per seed and seconds per input under ASan.
+    for (party me : {party::alice, party::bob}) {
+        for (const auto& [threads, who] : {std::tuple{1u, reveal::both}, std::tuple{2u, reveal::both},
+                                           std::tuple{1u, reveal::alice}, std::tuple{1u, reveal::bob}}) {
+            fuzz::session_config c;
+            c.me = me;
+            c.security = security::malicious;
+            c.threads = threads;
+            c.who = who;
+            configs.push_back(c);
+        }
+    }
     for (const fuzz::session_config& c : configs) {
-        if (fuzz::session_config::decode(c.encode()).encode() != c.encode())
+        const std::vector<std::uint8_t> config = c.encode();
+        fuzz::byte_reader back(config.data(), config.size());
+        if (fuzz::session_config::decode(back).encode() != config)
             throw std::logic_error("session_config does not round-trip");
         out.write("session", session_name(c), fuzz::join_links(c.encode(), record_peer(c, true)));
         if (!c.streamed && c.who == reveal::both && c.hash == garbling_hash::rekeyed && !c.aesni)
             out.write("handshake",
-                      std::string(to_string(c.me)) + "-t" + std::to_string(c.threads) + (c.ipp ? "-ipp" : ""),
+                      std::string(to_string(c.me)) + (c.security == security::malicious ? "-malicious" : "") + "-t" +
+                          std::to_string(c.threads) + (c.ipp ? "-ipp" : ""),
                       fuzz::join_links(c.encode(), record_peer(c, false)));
     }
 }
@@ -192,7 +213,7 @@ void run_header_seeds(seed_writer& out) {
     out.write("run_header", "compiled-bob", header(0x04, reveal::both, 0, party::alice));
     out.write("run_header", "compiled-to-alice", header(0x10, reveal::alice, 0, party::bob));
     out.write("run_header", "compiled-to-bob", header(0x24, reveal::bob, 0, party::alice));
-    out.write("run_header", "compiled-out-of-step", header(0x00, reveal::both, 1, party::bob));
+    out.write("run_header", "fails-compiled-out-of-step", header(0x00, reveal::both, 1, party::bob));
     {
         auto fn = fuzz::streamed_program();
         detail::stream_run_header h;
@@ -260,53 +281,22 @@ void tables_seeds(seed_writer& out) {
 /// The bytes an honest peer writes to the OT harness's party for cfg.
 bytes ot_peer(const fuzz::ot_config& cfg) {
     auto ends = net::memory_pair();  // (no structured binding: Clang 14 cannot capture one)
-    net::channel& x = *ends.first;
     auto written = std::make_shared<bytes>();
     recording_channel peer_ch(std::move(ends.second), written);
     std::exception_ptr errors[2];
-    const auto mine = [&] {  // the harness's party, as the harness runs it
+    std::thread t([&] {
         try {
-            prg rng(fuzz::ot_seed(cfg.receiver));
-            if (!cfg.receiver) {
-                ot::cot_sender s(x, fuzz::ot_delta(), &rng);
-                for (std::size_t k = 0; k < cfg.extends; ++k) {
-                    std::vector<block> q(cfg.sizes[k]);
-                    s.extend(x, q);
-                }
-            } else {
-                ot::cot_receiver r(x, &rng);
-                for (std::size_t k = 0; k < cfg.extends; ++k) {
-                    std::vector<block> t(cfg.sizes[k]);
-                    r.extend(x, fuzz::ot_choices(cfg.sizes[k]), t);
-                }
-            }
-        } catch (...) {
-            errors[0] = std::current_exception();
-        }
-    };
-    const auto peer = [&] {
-        try {
-            prg rng(fuzz::ot_seed(!cfg.receiver));
-            if (cfg.receiver) {
-                ot::cot_sender s(peer_ch, fuzz::ot_delta(), &rng);
-                for (std::size_t k = 0; k < cfg.extends; ++k) {
-                    std::vector<block> q(cfg.sizes[k]);
-                    s.extend(peer_ch, q);
-                }
-            } else {
-                ot::cot_receiver r(peer_ch, &rng);
-                for (std::size_t k = 0; k < cfg.extends; ++k) {
-                    std::vector<block> t(cfg.sizes[k]);
-                    r.extend(peer_ch, fuzz::ot_choices(cfg.sizes[k]), t);
-                }
-            }
+            fuzz::run_ot_party(cfg, !cfg.receiver, peer_ch);
             peer_ch.flush();
         } catch (...) {
             errors[1] = std::current_exception();
         }
-    };
-    std::thread t(peer);
-    mine();
+    });
+    try {
+        fuzz::run_ot_party(cfg, cfg.receiver, *ends.first);  // the harness's party, as the harness runs it
+    } catch (...) {
+        errors[0] = std::current_exception();
+    }
     t.join();
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
@@ -316,19 +306,79 @@ bytes ot_peer(const fuzz::ot_config& cfg) {
 }
 
 void ot_seeds(seed_writer& out) {
-    const auto make = [](bool receiver, bool packed, std::size_t extends, std::array<std::size_t, 3> sizes) {
+    using kind = fuzz::ot_config::kind;
+    const auto make = [](kind which, bool receiver, bool packed, std::size_t extends, std::array<std::size_t, 3> sizes) {
         fuzz::ot_config c;
+        c.which = which;
         c.receiver = receiver;
         c.packed = packed;
         c.extends = extends;
         c.sizes = sizes;
         return c;
     };
-    out.write("ot", "sender-base-only", ot_peer(make(false, false, 0, {0, 0, 0})));
-    out.write("ot", "sender-1-200", ot_peer(make(false, false, 2, {1, 200, 0})));
-    out.write("ot", "sender-128-5-1000", ot_peer(make(false, false, 3, {128, 5, 1000})));
-    out.write("ot", "receiver-100", ot_peer(make(true, false, 1, {100, 0, 0})));
-    out.write("ot", "receiver-packed-9-300", ot_peer(make(true, true, 2, {9, 300, 0})));
+    out.write("ot", "sender-base-only", ot_peer(make(kind::iknp, false, false, 0, {0, 0, 0})));
+    out.write("ot", "sender-1-200", ot_peer(make(kind::iknp, false, false, 2, {1, 200, 0})));
+    out.write("ot", "sender-128-5-1000", ot_peer(make(kind::iknp, false, false, 3, {128, 5, 1000})));
+    out.write("ot", "receiver-100", ot_peer(make(kind::iknp, true, false, 1, {100, 0, 0})));
+    out.write("ot", "receiver-packed-9-300", ot_peer(make(kind::iknp, true, true, 2, {9, 300, 0})));
+    out.write("ot", "softspoken-sender-1-300", ot_peer(make(kind::softspoken, false, false, 2, {1, 300, 0})));
+    out.write("ot", "softspoken-receiver-packed-200", ot_peer(make(kind::softspoken, true, true, 1, {200, 0, 0})));
+    // The check: chunks of 8192 OTs take their challenges one chunk behind (ot/softspoken.hpp).
+    out.write("ot", "softspoken-malicious-sender-9000-3", ot_peer(make(kind::softspoken_malicious, false, false, 2, {9000, 3, 0})));
+    out.write("ot", "softspoken-malicious-receiver-700", ot_peer(make(kind::softspoken_malicious, true, false, 1, {700, 0, 0})));
+    out.write("ot", "softspoken-malicious-receiver-packed-130-8200",
+              ot_peer(make(kind::softspoken_malicious, true, true, 2, {130, 8200, 0})));
+    out.write("ot", "endemic-base-sender-128", ot_peer(make(kind::endemic_base, false, false, 0, {128, 0, 0})));
+    out.write("ot", "endemic-base-receiver-9", ot_peer(make(kind::endemic_base, true, false, 0, {9, 0, 0})));
+}
+
+/// fuzz_secure_link from a link's start: an honest peer's greeting, handshake
+/// message and a few sealed messages, for this side (`initiator`) and kind of
+/// credentials (config bit 3).
+bytes link_peer(std::uint8_t config) {
+    static constexpr std::size_t message_sizes[] = {1, 100, 65535, 0, 3};  // 65,535 and its length: over two records
+    std::size_t messages_bytes = 0;
+    for (const std::size_t n : message_sizes) messages_bytes += 2 + n;
+    const bool initiator = (config & 4) != 0;
+    auto ends = net::memory_pair();
+    auto written = std::make_shared<bytes>();
+    auto peer_raw = std::make_unique<recording_channel>(std::move(ends.second), written);
+    std::exception_ptr errors[2];
+    std::thread t([&] {
+        try {
+            auto peer = net::secure_link(std::move(peer_raw), fuzz::link_credentials_of(config, !initiator), !initiator, 0,
+                                         fuzz::link_ephemeral(!initiator));
+            for (const std::size_t n : message_sizes) {
+                std::vector<std::uint8_t> m{static_cast<std::uint8_t>(n), static_cast<std::uint8_t>(n >> 8)};
+                for (std::size_t i = 0; i < n; ++i) m.push_back(fuzz::message_byte(n, i));
+                peer->send(m.data(), m.size());
+            }
+            peer->flush();
+        } catch (...) {
+            errors[1] = std::current_exception();
+        }
+    });
+    try {  // the harness's side, as the harness runs it; it reads the messages before it closes
+        auto mine = net::secure_link(std::move(ends.first), fuzz::link_credentials_of(config, initiator), initiator, 0,
+                                     fuzz::link_ephemeral(initiator));
+        std::vector<std::uint8_t> all(messages_bytes);
+        mine->recv(all.data(), all.size());
+    } catch (...) {
+        errors[0] = std::current_exception();
+    }
+    t.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    bytes in{config};
+    in.insert(in.end(), written->begin(), written->end());
+    return in;
+}
+
+void secure_link_seeds(seed_writer& out) {
+    out.write("secure_link", "link-kk-initiator", link_peer(0x02 | 0x04));
+    out.write("secure_link", "link-kk-responder", link_peer(0x02));
+    out.write("secure_link", "link-psk-initiator", link_peer(0x02 | 0x04 | 0x08));
+    out.write("secure_link", "link-psk-responder", link_peer(0x02 | 0x08));
 }
 
 void circuit_data_seeds(seed_writer& out) {
@@ -382,6 +432,7 @@ int main(int argc, char** argv) {
         run_header_seeds(out);
         tables_seeds(out);
         ot_seeds(out);
+        secure_link_seeds(out);
         circuit_data_seeds(out);
         session_seeds(out);
         std::cout << "total: " << out.total() << " bytes\n";

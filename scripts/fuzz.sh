@@ -3,7 +3,9 @@
 #   scripts/fuzz.sh NAME SECONDS   build fuzz_NAME if needed (preset fuzz, build/fuzz) and
 #                                  fuzz it for SECONDS, starting from its seeds and kept findings
 #   scripts/fuzz.sh all SECONDS    every harness marked "on" in fuzz/harnesses.txt, SECONDS each, in turn
-#   scripts/fuzz.sh budget SECONDS the same harnesses sharing SECONDS in all, evenly (CI: 105)
+#   scripts/fuzz.sh budget SECONDS the same harnesses sharing SECONDS in all, evenly (CI: 120),
+#                                  after running each over its seeds (ctest -L fuzz: every
+#                                  honest seed must complete; a stale corpus fails)
 #   scripts/fuzz.sh list           the harnesses and whether "all" and "budget" run them
 # Exits non-zero if any harness found something: a crash, a sanitizer report, a leak, an input
 # slower than TANDEM_FUZZ_TIMEOUT, memory beyond TANDEM_FUZZ_RSS_MB, or a wrong answer. The
@@ -15,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -83,6 +85,11 @@ case "$cmd" in
       ((seconds >= 10)) || seconds=10
     fi
     build_harnesses "${names[@]}"
+    # First every harness over its seeds and kept findings (CTest label fuzz):
+    # each honest seed must complete, so a corpus the protocol left behind
+    # fails here instead of fuzzing nothing but the handshake's version check.
+    echo "== every harness over its seeds (each honest seed must complete)"
+    (cd "$build" && ctest -L '^fuzz$' --output-on-failure -j "$jobs")
     failed=()
     for name in "${names[@]}"; do
       fuzz_one "$name" "$seconds" || failed+=("$name")

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +34,8 @@
 namespace tandem::net {
 
 std::unique_ptr<channel> secure_link(std::unique_ptr<channel> raw, const link_credentials& creds, bool initiator,
-                                     std::uint32_t link_index);
+                                     std::uint32_t link_index,
+                                     const std::optional<noise::key32>& insecure_ephemeral = std::nullopt);
 
 /// A channel sealed record by record; made by secure_link().
 class secure_channel final : public channel {
@@ -107,7 +109,7 @@ private:
     // The handshake talks through the transport's raw operations too: its
     // buffered recv() could read ahead into the first sealed record.
     friend std::unique_ptr<channel> secure_link(std::unique_ptr<channel>, const link_credentials&, bool,
-                                                std::uint32_t);
+                                                std::uint32_t, const std::optional<noise::key32>&);
     static void raw_send(channel& c, const void* p, std::size_t n) {
         c.write_all(static_cast<const std::byte*>(p), n, "link handshake");
     }
@@ -198,8 +200,13 @@ inline std::array<std::uint8_t, greeting_bytes> greeting(noise::pattern p, bool 
 /// protocol_error if the peer is set up differently (no encryption, the
 /// other kind of credentials, the same role), security_error if it cannot
 /// prove it holds the pinned key or the pre-shared key.
+/// `insecure_ephemeral` — INSECURE, for tests only: this side's ephemeral
+/// secret, instead of a fresh one, so that a recorded handshake replays (the
+/// fuzz harness's seeds reach past the handshake). Anyone who knows it and
+/// the transcript reads the link; never set it otherwise.
 inline std::unique_ptr<channel> secure_link(std::unique_ptr<channel> raw, const link_credentials& creds,
-                                            bool initiator, std::uint32_t link_index) {
+                                            bool initiator, std::uint32_t link_index,
+                                            const std::optional<noise::key32>& insecure_ephemeral) {
     const noise::pattern pattern = creds.is_pre_shared() ? noise::pattern::nn_psk0 : noise::pattern::kk;
     const auto mine = detail::greeting(pattern, initiator);
     raw->flush();  // plain bytes sent before (a hello) go first; what recv() read ahead is read through
@@ -245,6 +252,7 @@ inline std::unique_ptr<channel> secure_link(std::unique_ptr<channel> raw, const 
         keys.s = *creds.own();
         keys.rs = creds.peer().bytes;
     }
+    keys.fixed_ephemeral = insecure_ephemeral;
     noise::handshake hs(pattern, cipher, initiator, prologue, std::move(keys));
     const std::string refused =
         pattern == noise::pattern::kk
