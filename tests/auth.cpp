@@ -519,6 +519,7 @@ TEST_CASE("auth.prepared_executions_equal_plaintext") {
     for (int k = 0; k < 7; ++k) sets.push_back(test::random_inputs(c, rng));
     std::vector<std::vector<std::uint8_t>> got[2];
     std::size_t left[2][2] = {};
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> tweaks[2];  // each execution's (first, count)
     auto side = [&](party me, block delta) {
         return [&, me, delta](net::channel& ch) {
             const int p = me == party::alice ? 0 : 1;
@@ -528,7 +529,10 @@ TEST_CASE("auth.prepared_executions_equal_plaintext") {
             auth::garbler_evaluator ge(auth, maker, r, 3 * ands);
             ge.prepare(ch, c, 7);
             left[p][0] = ge.prepared(c);
-            for (const auto& set : sets) got[p].push_back(*ge.run(ch, c, bits_of(c, set, me)));
+            for (const auto& set : sets) {
+                got[p].push_back(*ge.run(ch, c, bits_of(c, set, me)));
+                tweaks[p].emplace_back(ge.last_tweaks().first, ge.last_tweaks().count);
+            }
             left[p][1] = ge.prepared(c);
         };
     };
@@ -538,6 +542,17 @@ TEST_CASE("auth.prepared_executions_equal_plaintext") {
         CHECK(left[p][1] == 0);
     }
     check_equal_plaintext(c, sets, got);
+    // The tweaks: both parties garble each execution alike, each execution
+    // takes two per AND, and no two executions share one.
+    CHECK(tweaks[0] == tweaks[1]);
+    REQUIRE(tweaks[0].size() == 7);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> sorted = tweaks[0];
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+        INFO("execution's tweaks from " << sorted[k].first << ", " << sorted[k].second << " of them");
+        CHECK(sorted[k].second == 2 * ands);
+        if (k > 0) CHECK(sorted[k].first >= sorted[k - 1].first + sorted[k - 1].second);
+    }
 }
 
 TEST_CASE("auth.an_execution_larger_than_a_batch_equals_plaintext") {

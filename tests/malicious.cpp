@@ -13,6 +13,7 @@
 #include "memory_sessions.hpp"
 #include "random_inputs.hpp"
 #include "tamper_channel.hpp"
+#include "wire_checks.hpp"
 
 #include <tandem/circuit/bristol.hpp>
 #include <tandem/lib/aes.hpp>
@@ -237,18 +238,22 @@ TEST_CASE("malicious.prepare_calls_must_match") {
 
 TEST_CASE("malicious.sealed_links") {
     // The default a user gets: malicious sessions over encrypted,
-    // authenticated links (a pre-shared key here), equal to plaintext; and a
-    // peer with another key is a security_error before any input is used.
+    // authenticated links (a pre-shared key here), equal to plaintext, every
+    // link sealed — the worker link, where half the triples are made, too
+    // (each starts with the Noise greeting); and a peer with another key is a
+    // security_error before any input is used.
     const auto c = products();
     const auto key = net::link_credentials::pre_shared(net::pre_shared_key::generate());
     const auto other = net::link_credentials::pre_shared(net::pre_shared_key::generate());
     session_options oa, ob;
     oa.security = ob.security = security::malicious;
     oa.timeout = ob.timeout = 10s;
+    oa.threads = ob.threads = 2;
     oa.encrypt_links = ob.encrypt_links = key;
     std::optional<std::tuple<std::int16_t, bool>> a_got, b_got;
-    test::rethrow(pair_of(
-        oa, ob,
+    test::recorded_wiring wire = test::make_recorded_wiring(1);
+    test::rethrow(test::two_party(
+        std::move(wire.w), oa, ob,
         [&](session& s) {
             CHECK(s.channel().name().find("Noise") != std::string::npos);
             a_got = s.run(c, std::int16_t{-21}, std::int16_t{8});
@@ -256,6 +261,13 @@ TEST_CASE("malicious.sealed_links") {
         [&](session& s) { b_got = s.run(c, std::int16_t{6}); }));
     CHECK(a_got == c.eval_plain(std::int16_t{-21}, std::int16_t{6}, std::int16_t{8}));
     CHECK(b_got == a_got);
+    for (std::size_t l = 0; l < 2; ++l) {
+        INFO("link " << l);
+        CHECK(test::starts_sealed(*wire.alice[l]));
+        CHECK(test::starts_sealed(*wire.bob[l]));
+        CHECK(wire.alice[l]->size() > 10'000);  // triples were made on it
+    }
+    oa.threads = ob.threads = 1;
     ob.encrypt_links = other;
     const test::outcome o = pair_of(oa, ob, [&](session& s) { (void)s.run(c, std::int16_t{1}, std::int16_t{2}); },
                                     [&](session& s) { (void)s.run(c, std::int16_t{3}); });
@@ -545,44 +557,69 @@ TEST_CASE("malicious.worker_links_make_triples_and_runs_equal_plaintext") {
 
 TEST_CASE("malicious.an_altered_worker_link_is_caught") {
     // A byte flipped on a worker link, where half of every batch's triples
-    // are made, ends the run with a named failure or has no effect.
+    // are made, ends the run with a named failure or has no effect. The
+    // offsets spread over everything the cheater sends there during the run,
+    // measured in an honest run of the same seeds first, and each flip is
+    // checked to have been applied.
     const auto c = products();
     const std::int16_t a = 77, b = -5, cc = 1;
     const auto expected = c.eval_plain(a, b, cc);
-    int caught = 0;
-    for (int k = 0; k < 8; ++k) {
-        const party cheater = k % 2 ? party::bob : party::alice;
-        const std::uint64_t offset = 3'000 + 9'000 * static_cast<std::uint64_t>(k);
-        INFO("cheater " << to_string(cheater) << ", worker link byte " << offset);
+    // run(cheater, offset): one pair of sessions, the cheater's worker link
+    // wrapped (offset: from the start of the run; none: honest). Returns the
+    // outcome, both results, the bytes the cheater sent on the link during
+    // the run and the flips applied.
+    struct result {
+        test::outcome out;
+        std::optional<std::tuple<std::int16_t, bool>> got[2];
+        std::uint64_t run_bytes = 0, flipped = 0;
+    };
+    const auto run = [&](party cheater, std::optional<std::uint64_t> offset) {
+        result r;
         test::wiring w = test::make_wiring(1);
         std::unique_ptr<net::channel>& raw = cheater == party::alice ? w.links_a[0] : w.links_b[0];
         auto tampered = std::make_unique<test::tamper_channel>(*raw);
-        test::tamper_channel* t = tampered.get();
+        test::tamper_channel* t = tampered.get();  // valid while the sessions run
+        const auto flips = t->flip_count();
         std::unique_ptr<net::channel> keep = std::move(raw);
         raw = std::move(tampered);
         session_options o = malicious_options(7);
         o.threads = 2;
         o.timeout = 5s;
-        std::optional<std::tuple<std::int16_t, bool>> got[2];
-        const test::outcome out = test::two_party(
-            std::move(w), o, o,
-            [&](session& s) {
-                if (cheater == party::alice) t->flip_ahead(offset, 0x10);
-                s.prepare(c, 200);  // triples made on both links
-                got[0] = s.run(c, a, cc);
-            },
-            [&](session& s) {
-                if (cheater == party::bob) t->flip_ahead(offset, 0x10);
-                s.prepare(c, 200);
-                got[1] = s.run(c, b);
-            });
-        for (int p = 0; p < 2; ++p)
-            if (!(p == 0 ? out.alice : out.bob)) CHECK(got[p] == expected);
-        if (out.alice || out.bob) {
-            const bool named = named_failure(out.alice) || named_failure(out.bob);
-            CHECK_MESSAGE(named, "neither a security_error nor a protocol_error: " << message_of(out.alice) << " / "
-                                                                                    << message_of(out.bob));
-            ++caught;
+        std::uint64_t from = 0;
+        const auto body = [&](party p, session& s, const std::function<void()>& run_it) {
+            if (p == cheater) {
+                from = t->bytes_sent();
+                if (offset) t->flip_ahead(*offset, 0x10);
+            }
+            s.prepare(c, 200);  // triples made on both links
+            run_it();
+            if (p == cheater) r.run_bytes = t->bytes_sent() - from;
+        };
+        r.out = test::two_party(
+            std::move(w), o, o, [&](session& s) { body(party::alice, s, [&] { r.got[0] = s.run(c, a, cc); }); },
+            [&](session& s) { body(party::bob, s, [&] { r.got[1] = s.run(c, b); }); });
+        r.flipped = *flips;
+        return r;
+    };
+    int caught = 0;
+    for (const party cheater : {party::alice, party::bob}) {
+        const result honest = run(cheater, std::nullopt);
+        test::rethrow(honest.out);
+        REQUIRE(honest.run_bytes > 100'000);  // the worker link made its share of the triples
+        for (int k = 0; k < 4; ++k) {
+            const std::uint64_t offset = honest.run_bytes * static_cast<std::uint64_t>(2 * k + 1) / 8;
+            INFO("cheater " << to_string(cheater) << ", worker link byte " << offset << " of the run's "
+                            << honest.run_bytes);
+            const result r = run(cheater, offset);
+            CHECK(r.flipped == 1);  // the fault happened: "no effect" below means something
+            for (int p = 0; p < 2; ++p)
+                if (!(p == 0 ? r.out.alice : r.out.bob)) CHECK(r.got[p] == expected);
+            if (r.out.alice || r.out.bob) {
+                const bool named = named_failure(r.out.alice) || named_failure(r.out.bob);
+                CHECK_MESSAGE(named, "neither a security_error nor a protocol_error: " << message_of(r.out.alice) << " / "
+                                                                                        << message_of(r.out.bob));
+                ++caught;
+            }
         }
     }
     CHECK(caught >= 4);
@@ -623,7 +660,8 @@ int probe_flips(int probes, std::uint64_t salt, const R& expected, const std::fu
             eb->set_timeout(5s);
             auto ta = std::make_unique<test::tamper_channel>(*ea);
             auto tb = std::make_unique<test::tamper_channel>(*eb);
-            test::tamper_channel* t = cheater == party::alice ? ta.get() : tb.get();
+            test::tamper_channel* t = cheater == party::alice ? ta.get() : tb.get();  // valid while the sessions run
+            const auto flips = t->flip_count();
             test::wiring w;
             w.main_a = std::move(ta);
             w.main_b = std::move(tb);
@@ -638,6 +676,9 @@ int probe_flips(int probes, std::uint64_t salt, const R& expected, const std::fu
                     if (cheater == party::bob) t->flip_ahead(offset, mask);
                     got[1] = bob(s);
                 });
+            // The byte was altered (a run that failed did so after it): a
+            // run that passes below passed with the fault, not without it.
+            CHECK(*flips == 1);
             for (int p = 0; p < 2; ++p) {
                 const std::exception_ptr e = p == 0 ? o.alice : o.bob;
                 if (!e) {

@@ -6,6 +6,7 @@
 #include "exception_text.hpp"
 #include "recording_channel.hpp"
 
+#include <tandem/net/tcp.hpp>
 #include <tandem/tandem.hpp>
 
 #include <doctest/doctest.h>
@@ -18,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace tandem::test {
@@ -56,6 +58,30 @@ inline wiring make_wiring(std::size_t extra) {
         auto [x, y] = net::memory_pair();
         w.links_a.push_back(std::move(x));
         w.links_b.push_back(std::move(y));
+    }
+    return w;
+}
+
+/// Two ends of a TCP connection over loopback (server end first).
+inline std::pair<std::unique_ptr<net::channel>, std::unique_ptr<net::channel>> tcp_pair() {
+    net::tcp_listener listener(0, "127.0.0.1");
+    std::unique_ptr<net::channel> client;
+    std::thread t([&] { client = net::tcp_connect("127.0.0.1", listener.port(), 5s); });
+    std::unique_ptr<net::channel> server = listener.accept(5s);
+    t.join();
+    return {std::move(server), std::move(client)};
+}
+
+/// make_wiring's links as TCP connections over loopback (real descriptors).
+inline wiring make_tcp_wiring(std::size_t extra) {
+    wiring w;
+    auto main = tcp_pair();
+    w.main_a = std::move(main.first);
+    w.main_b = std::move(main.second);
+    for (std::size_t k = 0; k < extra; ++k) {
+        auto link = tcp_pair();
+        w.links_a.push_back(std::move(link.first));
+        w.links_b.push_back(std::move(link.second));
     }
     return w;
 }

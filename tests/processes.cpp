@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <set>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -72,6 +74,31 @@ public:
         return -1;
     }
     void signal(int sig) { kill(pid_, sig); }
+    /// CPU seconds the process has used so far (/proc/<pid>/stat, utime +
+    /// stime); 0 once it is gone.
+    double cpu_seconds() const {
+        std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+        std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const std::size_t close = all.rfind(')');  // the command name may hold spaces
+        if (close == std::string::npos) return 0;
+        std::istringstream fields(all.substr(close + 2));
+        std::string field;
+        unsigned long long utime = 0, stime = 0;
+        for (int k = 3; k <= 15 && fields >> field; ++k) {  // field 3 (state) first; 14, 15: utime, stime
+            if (k == 14) utime = std::stoull(field);
+            if (k == 15) stime = std::stoull(field);
+        }
+        return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    }
+    /// Waits up to `limit` until the process has used more than `seconds` of CPU.
+    bool wait_cpu(double seconds, std::chrono::milliseconds limit) const {
+        const auto end = std::chrono::steady_clock::now() + limit;
+        while (cpu_seconds() <= seconds) {
+            if (std::chrono::steady_clock::now() >= end) return false;
+            std::this_thread::sleep_for(10ms);
+        }
+        return true;
+    }
     std::string out() const { return slurp(out_); }
     std::string err() const { return slurp(err_); }
 
@@ -107,6 +134,22 @@ int accepted_connections(const std::string& port) {
 }
 
 const std::string fips_ciphertext = "69c4e0d86a7b0430d8cdb78070b4c55a";
+
+/// Waits until the session between the two is under way — every link on
+/// `port` connected, and both processes past half a CPU-second of work (the
+/// set-up takes milliseconds, so the runs have started and a fault lands
+/// mid-run) — instead of sleeping for a guess.
+void wait_running(const process& a, const process& b, const std::string& port, int links) {
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    int connected = 0;
+    while ((connected = accepted_connections(port)) < links && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(10ms);
+    INFO("connections " << connected << " of " << links << "; CPU seconds: alice " << a.cpu_seconds() << ", bob "
+                        << b.cpu_seconds());
+    REQUIRE(connected >= links);
+    REQUIRE(a.wait_cpu(0.5, 60s));
+    REQUIRE(b.wait_cpu(0.5, 60s));
+}
 
 /// Sends `sig` (SIGKILL or SIGSTOP) to `dead`; the survivor must exit with 1
 /// within its 2 s deadline (plus slack), saying what happened.
@@ -184,7 +227,7 @@ TEST_CASE("processes.killed_or_frozen_peer_fails_the_other_within_its_deadline")
             process bob({TANDEM_EXAMPLE_AES, "--party", "bob", "--port", port, "--repeat", "1000000", "--timeout",
                          "2000"},
                         "k_bob");
-            std::this_thread::sleep_for(700ms);  // connected and running
+            wait_running(alice, bob, port, 1);
             stop_and_check_survivor(std::string(victim) == "bob" ? bob : alice,
                                     std::string(victim) == "bob" ? alice : bob, sig);
         }
@@ -212,13 +255,7 @@ TEST_CASE("processes.killed_peer_with_worker_links_fails_the_other_within_its_de
             process alice(a, "w_alice");
             process bob(b, "w_bob");
             // All links up (the main one and the worker links), then runs under way.
-            const int expected_links = ipp ? 4 : 2;
-            const auto deadline = std::chrono::steady_clock::now() + 60s;
-            int links = 0;
-            while ((links = accepted_connections(port)) < expected_links && std::chrono::steady_clock::now() < deadline)
-                std::this_thread::sleep_for(20ms);
-            REQUIRE(links >= expected_links);
-            std::this_thread::sleep_for(500ms);
+            wait_running(alice, bob, port, ipp ? 4 : 2);
             stop_and_check_survivor(std::string(victim) == "bob" ? bob : alice,
                                     std::string(victim) == "bob" ? alice : bob, sig);
         }
@@ -240,7 +277,7 @@ TEST_CASE("processes.killed_peer_mid_stream_fails_the_other_within_its_deadline"
             process bob({TANDEM_EXAMPLE_MINIMUM, "--party", "bob", "--port", port, "--count", "4000000", "--timeout",
                          "2000"},
                         "s_bob");
-            std::this_thread::sleep_for(1500ms);  // connected and streaming
+            wait_running(alice, bob, port, 1);  // connected and streaming
             stop_and_check_survivor(std::string(victim) == "bob" ? bob : alice,
                                     std::string(victim) == "bob" ? alice : bob, sig);
         }

@@ -6,6 +6,7 @@
 #include "isa.hpp"
 #include "memory_sessions.hpp"
 #include "tamper_channel.hpp"
+#include "wire_checks.hpp"
 
 #include <tandem/crypto/aes_gcm.hpp>
 #include <tandem/net/memory.hpp>
@@ -18,10 +19,12 @@
 
 #include <sodium.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
@@ -243,14 +246,7 @@ sealed_pair seal(std::unique_ptr<net::channel> a, std::unique_ptr<net::channel> 
 }
 
 // Both ends of a TCP connection over loopback: the listener's, the client's.
-std::pair<std::unique_ptr<net::channel>, std::unique_ptr<net::channel>> loopback_pair() {
-    net::tcp_listener listener(0, "127.0.0.1");
-    std::unique_ptr<net::channel> client;
-    std::thread t([&] { client = net::tcp_connect("127.0.0.1", listener.port(), 5s); });
-    std::unique_ptr<net::channel> server = listener.accept(5s);
-    t.join();
-    return {std::move(server), std::move(client)};
-}
+std::pair<std::unique_ptr<net::channel>, std::unique_ptr<net::channel>> loopback_pair() { return test::tcp_pair(); }
 
 struct keys4 {
     net::key_pair alice = net::key_pair::generate(), bob = net::key_pair::generate();
@@ -304,14 +300,55 @@ TEST_CASE("secure_link.sealed_links_carry_bytes_unchanged") {
     }
 }
 
+/// Forwards to a channel; another thread can wait until n bytes were written through it.
+class write_watch final : public net::channel {
+public:
+    struct state {
+        std::mutex m;
+        std::condition_variable cv;
+        std::uint64_t written = 0;
+        bool wait_for(std::uint64_t n, std::chrono::milliseconds limit) {
+            std::unique_lock lock(m);
+            return cv.wait_for(lock, limit, [&] { return written >= n; });
+        }
+    };
+    write_watch(std::unique_ptr<net::channel> inner, std::shared_ptr<state> s)
+        : net::channel(inner->name()), inner_(std::move(inner)), state_(std::move(s)) {}
+    void close() noexcept override { inner_->close(); }
+    void interrupt() noexcept override { inner_->interrupt(); }
+
+protected:
+    void write_all(const std::byte* p, std::size_t n, const char*) override {
+        inner_->send(p, n);
+        inner_->flush();
+        {
+            std::lock_guard lock(state_->m);
+            state_->written += n;
+        }
+        state_->cv.notify_all();
+    }
+    std::size_t read_some(std::byte* p, std::size_t min, std::size_t) override {
+        inner_->recv(p, min);
+        return min;
+    }
+
+private:
+    std::unique_ptr<net::channel> inner_;
+    std::shared_ptr<state> state_;
+};
+
 TEST_CASE("secure_link.plain_messages_before_the_handshake_are_read_through") {
     // A link that starts with a plain hello (mpi/links.hpp) and is sealed
     // after it: Alice's recv() of the hello reads ahead into the channel's
     // buffer whatever has arrived — Bob's greeting, sent right behind his
     // hello. The handshake must read those bytes first (they were lost once,
-    // and Alice saw "the peer did not start an encrypted link").
+    // and Alice saw "the peer did not start an encrypted link"). Alice reads
+    // the hello only once Bob's greeting has been written behind it, so the
+    // read-ahead always happens (a late thread cannot skip the case).
     auto ends = loopback_pair();  // not a structured binding: the lambda below captures it (Clang 14)
-    std::unique_ptr<net::channel> server = std::move(ends.first), client = std::move(ends.second);
+    auto watch = std::make_shared<write_watch::state>();
+    std::unique_ptr<net::channel> server = std::move(ends.first);
+    std::unique_ptr<net::channel> client = std::make_unique<write_watch>(std::move(ends.second), watch);
     const auto psk = net::link_credentials::pre_shared(net::pre_shared_key::generate());
     std::unique_ptr<net::channel> alice, bob;
     std::exception_ptr bob_error;
@@ -323,7 +360,8 @@ TEST_CASE("secure_link.plain_messages_before_the_handshake_are_read_through") {
             bob_error = std::current_exception();
         }
     });
-    std::this_thread::sleep_for(50ms);  // Bob's greeting is on its way behind his hello
+    const bool greeted = watch->wait_for(8 + net::detail::greeting_bytes, 20s);
+    CHECK(greeted);  // Bob's hello and greeting are on the wire, in Alice's socket
     std::string alice_error;
     try {
         CHECK(server->recv_value<std::uint64_t>() == 0x68656c6c6f);
@@ -492,32 +530,76 @@ TEST_CASE("secure_link.replayed_reordered_or_dropped_records_are_security_errors
 }
 
 TEST_CASE("secure_link.sessions_over_sealed_links_equal_plaintext") {
+    // Every link of the session — the main one and each worker's, with IPP
+    // Bob's world's too — is sealed: it starts with the Noise greeting, and
+    // none of the bytes the same run (same seeds) sends in the clear appear
+    // on it. The checks are shown to see plain bytes: the plain run's links
+    // do not start sealed and hold their own windows.
     keys4 k;
     const auto mul = compile([](secure_uint<32> x, secure_uint<32> y) { return x * y + (x ^ y); },
                              input<party::alice, secure_uint<32>>, input<party::bob, secure_uint<32>>);
+    using row = std::array<secure_uint<32>, 8>;
+    const auto dots = compile(  // a region the workers (and with IPP both worlds) share
+        [](const row& a, const row& b) {
+            const auto p = parallel_for<8>([&](std::size_t i) { return a[i] * b[i]; });
+            secure_uint<32> sum = 0;
+            for (const auto& x : p) sum = sum + x;
+            return sum;
+        },
+        input<party::alice, row>, input<party::bob, row>);
+    const std::array<std::uint32_t, 8> da{1, 2, 3, 4, 5, 6, 7, 8}, db{9, 10, 11, 12, 13, 14, 15, 16};
     for (const bool ipp : {false, true}) {
         INFO("ipp " << ipp);
+        const std::size_t extra = ipp ? 3 : 1;
         session_options oa, ob;
         oa.threads = ob.threads = 2;
         oa.ipp = ob.ipp = ipp;
+        oa.ipp_min_ands = ob.ipp_min_ands = 1;  // the region is cut between the worlds: Bob garbles on his links
+        oa.timeout = ob.timeout = 20s;
+        oa.insecure_seed = 11, ob.insecure_seed = 12;
+        const auto run = [&](const session_options& a, const session_options& b) {
+            std::uint32_t ra = 0, rb = 1;
+            test::recorded_wiring r = test::make_recorded_wiring(extra);
+            auto out = test::two_party(
+                std::move(r.w), a, b,
+                [&](session& s) {
+                    CHECK((s.channel().name().find("Noise") != std::string::npos) == a.encrypt_links.has_value());
+                    ra = s.run(mul, std::uint32_t{123456789});
+                    CHECK(s.run(dots, da) == dots.eval_plain(da, db));
+                },
+                [&](session& s) {
+                    rb = s.run(mul, std::uint32_t{987654321});
+                    CHECK(s.run(dots, db) == dots.eval_plain(da, db));
+                });
+            CHECK(message_of(out.alice) == "");
+            CHECK(message_of(out.bob) == "");
+            const std::uint32_t x = 123456789, y = 987654321;
+            CHECK(ra == static_cast<std::uint32_t>(x * y + (x ^ y)));
+            CHECK(ra == mul.eval_plain(x, y));
+            CHECK(rb == ra);
+            return r;
+        };
+        const test::recorded_wiring plain = run(oa, ob);
         oa.encrypt_links = k.for_alice();
         ob.encrypt_links = k.for_bob();
-        oa.timeout = ob.timeout = 20s;
-        std::uint32_t ra = 0, rb = 1;
-        test::wiring w = test::make_wiring(ipp ? 3 : 1);
-        auto out = test::two_party(
-            std::move(w), oa, ob,
-            [&](session& s) {
-                CHECK(s.channel().name().find("Noise") != std::string::npos);
-                ra = s.run(mul, std::uint32_t{123456789});
-            },
-            [&](session& s) { rb = s.run(mul, std::uint32_t{987654321}); });
-        CHECK(message_of(out.alice) == "");
-        CHECK(message_of(out.bob) == "");
-        const std::uint32_t x = 123456789, y = 987654321;
-        CHECK(ra == static_cast<std::uint32_t>(x * y + (x ^ y)));
-        CHECK(ra == mul.eval_plain(x, y));
-        CHECK(rb == ra);
+        const test::recorded_wiring sealed = run(oa, ob);
+        REQUIRE(sealed.alice.size() == 1 + extra);
+        std::size_t probed = 0;
+        for (std::size_t l = 0; l <= extra; ++l) {
+            for (const bool alice : {true, false}) {
+                const std::string end = std::string(alice ? "alice" : "bob") + "'s end of link " + std::to_string(l);
+                INFO(end);
+                const test::wire_bytes& p = *(alice ? plain.alice : plain.bob)[l];
+                const test::wire_bytes& s = *(alice ? sealed.alice : sealed.bob)[l];
+                CHECK(test::starts_sealed(s));
+                CHECK_FALSE(test::starts_sealed(p));
+                if (p.size() < 4096) continue;  // the evaluator's end of a worker link sends little
+                CHECK(test::windows_found(p, p) == 64);
+                CHECK(test::windows_found(p, s) == 0);
+                ++probed;
+            }
+        }
+        CHECK(probed >= extra + 1);  // every link's garbler end at least, each direction of the main link
     }
 }
 

@@ -348,6 +348,7 @@ public:
         corrupt_at_ = corrupt_at;
         cut_after_ = cut_after;
         written_ = 0;
+        *flipped_ = 0;
         armed_ = true;
     }
     void close() noexcept override { inner_->close(); }
@@ -357,7 +358,10 @@ protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {
         std::vector<std::byte> copy(p, p + n);
         if (armed_) {
-            if (corrupt_at_ >= written_ && corrupt_at_ < written_ + n) copy[corrupt_at_ - written_] ^= std::byte{0x10};
+            if (corrupt_at_ >= written_ && corrupt_at_ < written_ + n) {
+                copy[corrupt_at_ - written_] ^= std::byte{0x10};
+                ++*flipped_;
+            }
             if (written_ + n > cut_after_) {
                 const std::size_t keep = cut_after_ > written_ ? cut_after_ - written_ : 0;
                 inner_->send(copy.data(), keep);
@@ -376,7 +380,14 @@ protected:
         return min;
     }
 
+public:
+    /// Counts the bytes actually flipped since arm() there (it outlives the
+    /// channel, which the session owns): a test that accepts "no effect"
+    /// checks the flip happened.
+    void count_flips(std::shared_ptr<std::uint64_t> into) { flipped_ = std::move(into); }
+
 private:
+    std::shared_ptr<std::uint64_t> flipped_ = std::make_shared<std::uint64_t>(0);
     std::unique_ptr<net::channel> inner_;
     bool armed_ = false;
     std::uint64_t corrupt_at_ = ~std::uint64_t{0};
@@ -388,6 +399,7 @@ struct fault_result {
     outcome errors;
     std::optional<bool> alice, bob;
     std::uint64_t alice_run_bytes = 0, bob_run_bytes = 0;  // each side's bytes sent in the run
+    std::uint64_t flipped = 0;                               // bytes the faulty side flipped
 };
 
 /// One millionaires run with the sender side `damaged` (alice or bob) faulty.
@@ -396,6 +408,8 @@ fault_result run_with_fault(party damaged, std::uint64_t corrupt_at, std::uint64
     auto [a, b] = net::memory_pair();
     auto faulty = std::make_unique<faulty_channel>(damaged == party::alice ? std::move(a) : std::move(b));
     faulty_channel* f = faulty.get();
+    auto flipped = std::make_shared<std::uint64_t>(0);
+    f->count_flips(flipped);
     std::unique_ptr<net::channel> a_end, b_end;
     if (damaged == party::alice) a_end = std::move(faulty), b_end = std::move(b);
     else a_end = std::move(a), b_end = std::move(faulty);
@@ -413,6 +427,7 @@ fault_result run_with_fault(party damaged, std::uint64_t corrupt_at, std::uint64
             r.bob_run_bytes = s.last_run().bytes_sent;
         },
         std::move(a_end), std::move(b_end));
+    r.flipped = *flipped;
     return r;
 }
 
@@ -434,6 +449,7 @@ TEST_CASE("session.corrupted_stream_never_gives_a_wrong_answer") {
         for (std::uint64_t at = 0; at < span; at += 13) {
             INFO("damaged side " << to_string(damaged) << ", byte " << at);
             const fault_result r = run_with_fault(damaged, at, ~std::uint64_t{0}, x, y);
+            CHECK(r.flipped == 1);  // the byte was altered: "no effect" below is a real outcome
             for (auto e : {r.errors.alice, r.errors.bob}) {
                 if (!e) continue;
                 try {

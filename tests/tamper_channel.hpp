@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 
 namespace tandem::test {
 
@@ -21,7 +22,12 @@ public:
     }
     /// Alters the byte `ahead` bytes after everything sent so far.
     void flip_ahead(std::uint64_t ahead, std::uint8_t mask) { flips_[bytes_sent() + ahead] ^= mask; }
-    std::uint64_t flipped() const noexcept { return flipped_; }
+    /// Flips applied so far.
+    std::uint64_t flipped() const noexcept { return *flipped_; }
+    /// The same count, readable after the channel is gone (a session owns
+    /// and destroys it): a test that accepts "no effect" checks the flip
+    /// was applied.
+    std::shared_ptr<const std::uint64_t> flip_count() const noexcept { return flipped_; }
     void close() noexcept override { inner_.close(); }
     void interrupt() noexcept override { inner_.interrupt(); }
 
@@ -35,7 +41,7 @@ protected:
             p += skip;
             n -= skip;
             written_ += skip;
-            ++flipped_;
+            ++*flipped_;
             it = flips_.erase(it);
         }
         inner_.send(p, n);
@@ -51,7 +57,7 @@ private:
     net::channel& inner_;
     std::map<std::uint64_t, std::uint8_t> flips_;
     std::uint64_t written_ = 0;
-    std::uint64_t flipped_ = 0;
+    std::shared_ptr<std::uint64_t> flipped_ = std::make_shared<std::uint64_t>(0);
 };
 
 }  // namespace tandem::test

@@ -13,16 +13,27 @@
 //                 garbling on links sealed with a pre-shared key: every rank
 //                 makes AND triples on its own link.
 //   --case kill --die-rank K --die-after-ms M
-//                 rank K of this party kills itself M ms into a long run
-//                 (Open MPI's mpirun then ends this party's job);
+//                 rank K of this party kills itself M ms after the first of
+//                 a long series of runs completed (Open MPI's mpirun then
+//                 ends this party's job);
 //   --case kill --stall-rank K --stall-after-ms M
-//                 rank K of this party stops (SIGSTOP) M ms into a long run:
+//                 rank K of this party stops (SIGSTOP) M ms after the first
+//                 run completed:
 //                 the others must report it lost ("failed on rank K",
 //                 "not been heard from"; pair.sh reads this party's output),
 //                 then the job ends with MPI_Abort;
-//   --case kill --expect-failure yes
+//   --case kill --expect-failure yes --peer-dies-after-ms M
 //                 the peer of such a party: every rank must fail with a
-//                 tandem::error naming a rank, within the deadline.
+//                 tandem::error naming one of this party's ranks ("failed on
+//                 rank K of R") and a lost link as the cause, not before the
+//                 peer's rank died (M ms, less a second for the jobs' start)
+//                 and within the deadline after it; rank 0 must have
+//                 completed a run first (the fault came mid-session).
+//
+// Every rank of --case apps also checks what its own links to the peer
+// carried (mpi::run's link_totals): at least 64 KiB — tables, or in
+// malicious mode AND triples, so a rank that did no work fails — and, in
+// malicious mode, every link sealed.
 //
 //   test_mpi_session --party alice|bob --port P [--case C] [--timeout-ms T] ...
 #include "../../examples/apps.hpp"
@@ -126,7 +137,7 @@ int main(int argc, char** argv) {
     std::string what = "apps";
     bool expect_failure = false, ipp = false, malicious = false;
     int port = 0, die_rank = -1, stall_rank = -1;
-    long timeout_ms = 5000, die_after_ms = 1000;
+    long timeout_ms = 5000, die_after_ms = 1000, peer_dies_after_ms = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i], v = argv[i + 1];
         if (a == "--party") me = v == "bob" ? party::bob : party::alice;
@@ -136,6 +147,7 @@ int main(int argc, char** argv) {
         else if (a == "--die-rank") die_rank = std::stoi(v);
         else if (a == "--die-after-ms" || a == "--stall-after-ms") die_after_ms = std::stol(v);
         else if (a == "--stall-rank") stall_rank = std::stoi(v);
+        else if (a == "--peer-dies-after-ms") peer_dies_after_ms = std::stol(v);
         else if (a == "--expect-failure") expect_failure = v == "yes";
         else if (a == "--ipp") ipp = v == "yes";
         else if (a == "--security") malicious = v == "malicious";
@@ -153,20 +165,28 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < psk.size(); ++i) psk[i] = static_cast<std::uint8_t>(31 * i + 7);
         o.encrypt_links = net::link_credentials::pre_shared(net::pre_shared_key(psk));
     }
-    if (r.rank() == die_rank)
-        std::thread([die_after_ms] {
+    // The rank that dies or stops does so die_after_ms after rank 0 told it
+    // the first run completed (so the fault lands mid-session, never in the
+    // set-up), or after a minute at the latest.
+    constexpr int first_run_done_tag = 4242;
+    const int victim = die_rank >= 0 ? die_rank : stall_rank;
+    if (victim > 0 && r.rank() == victim)
+        std::thread([&r, die_after_ms, sig = die_rank >= 0 ? SIGKILL : SIGSTOP] {
+            int done = 0, arrived = 0;
+            MPI_Request request;
+            MPI_Irecv(&done, 1, MPI_INT, 0, first_run_done_tag, r.comm(), &request);
+            for (int k = 0; k < 6000 && !arrived; ++k) {
+                MPI_Test(&request, &arrived, MPI_STATUS_IGNORE);
+                if (!arrived) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
             std::this_thread::sleep_for(std::chrono::milliseconds(die_after_ms));
-            std::raise(SIGKILL);
-        }).detach();
-    if (r.rank() == stall_rank)
-        std::thread([die_after_ms] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(die_after_ms));
-            std::raise(SIGSTOP);
+            std::raise(sig);
         }).detach();
     const auto t0 = std::chrono::steady_clock::now();
     bool ok = true;
+    int completed = 0;  // runs rank 0 completed
     try {
-        mpi::run(r, me, "127.0.0.1", static_cast<std::uint16_t>(port), o, [&](session& s) {
+        const mpi::link_totals links = mpi::run(r, me, "127.0.0.1", static_cast<std::uint16_t>(port), o, [&](session& s) {
             if (what == "apps") {
                 ok = run_apps(s, me);
                 return;
@@ -176,18 +196,46 @@ int main(int argc, char** argv) {
             for (int k = 0; k < 1000; ++k) {
                 const auto in = test::random_inputs(c, rng);
                 (void)s.run_bits(c, c.inputs_of(me, in));
+                if (++completed == 1 && victim > 0) {
+                    int done = 1;
+                    MPI_Send(&done, 1, MPI_INT, victim, first_run_done_tag, r.comm());
+                }
             }
         });
-        std::printf("%s rank %d of %d: done\n", name, r.rank(), r.size());
+        std::printf("%s rank %d of %d: done; its %u link(s) to the peer, %u sealed, sent %llu and received %llu bytes\n",
+                    name, r.rank(), r.size(), links.links, links.sealed,
+                    static_cast<unsigned long long>(links.bytes_sent), static_cast<unsigned long long>(links.bytes_received));
+        if (what == "apps") {
+            const bool worked = links.bytes_sent + links.bytes_received >= 64 * 1024;
+            const bool sealed = !malicious || (links.links > 0 && links.sealed == links.links);
+            if (!worked) std::printf("%s rank %d: FAILED: its links carried too little for a rank that worked\n", name, r.rank());
+            if (!sealed) std::printf("%s rank %d: FAILED: a malicious session's link was not sealed\n", name, r.rank());
+            ok = ok && worked && sealed;
+        }
         ok = ok && what == "apps";
     } catch (const error& e) {
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::string why = e.what();
-        std::printf("%s rank %d of %d: error after %.1f s: %s\n", name, r.rank(), r.size(), sec, why.c_str());
-        if (expect_failure)  // the killed party's ranks die by die_after_ms; then one deadline
-            ok = why.find("failed on rank ") != std::string::npos &&
-                 sec < static_cast<double>(die_after_ms + 2 * timeout_ms) / 1000 + 10;
-        else ok = false;
+        std::printf("%s rank %d of %d: error after %.1f s (%d runs completed): %s\n", name, r.rank(), r.size(), sec,
+                    completed, why.c_str());
+        if (expect_failure) {  // the killed party's ranks die by peer_dies_after_ms; then one deadline
+            const std::string size = " of " + std::to_string(r.size()) + ": ";
+            bool named = false;
+            for (int k = 0; k < r.size(); ++k) named = named || why.find("failed on rank " + std::to_string(k) + size) != std::string::npos;
+            const bool cause = why.find("closed the connection") != std::string::npos ||
+                               why.find("reset") != std::string::npos || why.find("no progress") != std::string::npos ||
+                               why.find("not been heard from") != std::string::npos;
+            const bool in_time = sec >= static_cast<double>(peer_dies_after_ms) / 1000 - 1 &&
+                                 sec < static_cast<double>(peer_dies_after_ms + 2 * timeout_ms) / 1000 + 10;
+            const bool mid_session = r.rank() != 0 || completed >= 1;
+            if (!named) std::printf("%s rank %d: FAILED: the error names no rank of this party\n", name, r.rank());
+            if (!cause) std::printf("%s rank %d: FAILED: the error does not say the link was lost\n", name, r.rank());
+            if (!in_time) std::printf("%s rank %d: FAILED: the error came before the peer died or too late\n", name, r.rank());
+            if (!mid_session) std::printf("%s rank %d: FAILED: no run completed before the fault\n", name, r.rank());
+            ok = named && cause && in_time && mid_session;
+        } else {
+            ok = false;
+        }
     }
     std::fflush(stdout);
     return ok ? 0 : 1;

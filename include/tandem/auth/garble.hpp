@@ -145,6 +145,15 @@ public:
         ands_ = runs * p->ands;
     }
 
+    /// The hash tweaks the last run() garbled its ANDs with: count of them
+    /// from first on. Executions under one Δ never share a tweak (tests
+    /// check the ranges are disjoint): one used twice would hand the
+    /// evaluator two tables' rows under the same hash.
+    struct tweak_range {
+        std::uint64_t first = 0, count = 0;
+    };
+    tweak_range last_tweaks() const noexcept { return last_tweaks_; }
+
     /// Executions of c prepared and not yet run.
     std::size_t prepared(const circuit<>& c) const {
         const auto it = prepared_.find(key(c));
@@ -174,6 +183,7 @@ public:
         }
         const material m = std::move(it->second.front());
         it->second.pop_front();
+        last_tweaks_ = {m.tweak, 2 * m.p->ands};
         if (it->second.empty()) prepared_.erase(it);
         phase_clock clock(ch);
         std::optional<std::vector<std::uint8_t>> out = online(ch, m, my_bits, who);
@@ -920,6 +930,7 @@ private:
     run_stats last_;  // the phases of the last run or prepare()
     std::size_t ands_ = 0;
     std::uint64_t next_tweak_ = 0;
+    tweak_range last_tweaks_;  // the last run()'s
     std::map<circuit_key, std::deque<material>> prepared_;
 
     /// What a streamed run carries from one segment into the next, per

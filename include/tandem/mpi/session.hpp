@@ -243,6 +243,24 @@ inline void settle(const ranks& r, const std::exception_ptr& mine, liveness& liv
 }
 }  // namespace detail
 
+/// What this rank's own links to the peer party carried during mpi::run
+/// (rank 0: the session's main link; with IPP each rank's two links): a
+/// rank that did no work, or a link left unsealed, shows here.
+struct link_totals {
+    std::uint64_t bytes_sent = 0, bytes_received = 0;
+    std::uint32_t links = 0;
+    std::uint32_t sealed = 0;  ///< of them, encrypted (net::secure_channel)
+};
+
+namespace detail {
+inline void count_link(link_totals& t, const net::channel& l) {
+    t.bytes_sent += l.bytes_sent();
+    t.bytes_received += l.bytes_received();
+    ++t.links;
+    if (dynamic_cast<const net::secure_channel*>(&l) != nullptr) ++t.sealed;
+}
+}  // namespace detail
+
 /// Runs `body(session&)` on rank 0 with a session to the peer party whose
 /// workers are r's ranks (threads = r.size()); the other ranks serve it
 /// until body returns. Every rank of the party calls it with the same
@@ -256,10 +274,12 @@ inline void settle(const ranks& r, const std::exception_ptr& mine, liveness& liv
 /// party's ranks fail too, as their links close. A rank silent for
 /// options.timeout (stopped, its host lost) is such a failure too, on every
 /// rank still running, within the timeout (mpi/liveness.hpp); the job then
-/// ends with MPI_Abort when the environment goes.
+/// ends with MPI_Abort when the environment goes. Returns what this rank's
+/// links carried.
 template <class Body>
-void run(const ranks& r, party me, const std::string& peer_host, std::uint16_t base_port, session_options options,
-         Body&& body) {
+link_totals run(const ranks& r, party me, const std::string& peer_host, std::uint16_t base_port,
+                session_options options, Body&& body) {
+    link_totals totals;
     std::exception_ptr failed;
     const auto size = static_cast<std::uint32_t>(r.size());
     try {
@@ -291,6 +311,7 @@ void run(const ranks& r, party me, const std::string& peer_host, std::uint16_t b
                               std::make_shared<detail::rank_workers>(r, options.hash, live));
             }
             body(*s);
+            detail::count_link(totals, s->channel());
         } catch (...) {
             failed = std::current_exception();
         }
@@ -317,9 +338,13 @@ void run(const ranks& r, party me, const std::string& peer_host, std::uint16_t b
         if (second) second->join();
         if (!failed) failed = bob_world;
         for (const auto& l : links)
-            if (l) l->close();  // the peer's rank learns at once if this one failed
+            if (l) {
+                detail::count_link(totals, *l);
+                l->close();  // the peer's rank learns at once if this one failed
+            }
     }
     detail::settle(r, failed, live);
+    return totals;
 }
 
 }  // namespace tandem::mpi
