@@ -1,4 +1,4 @@
-// Test helper: the message of a captured exception.
+// Test helpers: the message of a captured exception, and whether the protocol named the failure.
 #pragma once
 
 #include <tandem/error.hpp>
@@ -16,6 +16,20 @@ inline std::string message_of(std::exception_ptr e) {
     } catch (...) {
     }
     return "";
+}
+
+/// Whether e holds a security_error or a protocol_error: a failure the
+/// protocol named, not only the link closing after one.
+inline bool named_failure(const std::exception_ptr& e) {
+    try {
+        if (e) std::rethrow_exception(e);
+    } catch (const tandem::security_error&) {
+        return true;
+    } catch (const tandem::protocol_error&) {
+        return true;
+    } catch (...) {
+    }
+    return false;
 }
 
 /// what() of the usage_error f throws, or "(no usage_error)" if it throws none.

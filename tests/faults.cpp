@@ -674,18 +674,7 @@ TEST_CASE("faults.matrix") {
                         }
                     }
                     if (f == fault::flip && (out.alice || out.bob)) {
-                        const auto named = [](const std::exception_ptr& e) {
-                            try {
-                                if (e) std::rethrow_exception(e);
-                            } catch (const protocol_error&) {
-                                return true;
-                            } catch (const security_error&) {
-                                return true;
-                            } catch (...) {
-                            }
-                            return false;
-                        };
-                        const bool caught_by_name = named(out.alice) || named(out.bob);
+                        const bool caught_by_name = named_failure(out.alice) || named_failure(out.bob);
                         CHECK_MESSAGE(caught_by_name,
                                       "a flipped byte ended the run without a protocol_error or security_error");
                     }

@@ -63,20 +63,6 @@ auto products() {
                    input<party::bob, V>, input<party::alice, V>);
 }
 
-/// Whether e holds a security_error or a protocol_error: a failure the
-/// protocol named, not only the link closing after one.
-bool named_failure(const std::exception_ptr& e) {
-    try {
-        if (e) std::rethrow_exception(e);
-    } catch (const security_error&) {
-        return true;
-    } catch (const protocol_error&) {
-        return true;
-    } catch (...) {
-    }
-    return false;
-}
-
 }  // namespace
 
 TEST_CASE("malicious.runs_equal_plaintext_for_whoever_learns") {
