@@ -170,18 +170,19 @@ void session_seeds(seed_writer& out) {
             configs.push_back(k);
         }
     }
-    // Malicious: authenticated garbling over plain links. Compiled runs only:
-    // a streamed run fills its reservoir of AND triples a whole batch at a
-    // time (auth::garbler_evaluator::default_batch_ands, 320,000), 27 MB of
-    // the peer's bytes per seed and seconds per input under ASan.
+    // Malicious: authenticated garbling over plain links, compiled runs and a
+    // streamed one (its triple reservoir grows from what the first segment
+    // needs, so the seed stays small).
     for (party me : {party::alice, party::bob}) {
-        for (const auto& [threads, who] : {std::tuple{1u, reveal::both}, std::tuple{2u, reveal::both},
-                                           std::tuple{1u, reveal::alice}, std::tuple{1u, reveal::bob}}) {
+        for (const auto& [threads, who, streamed] :
+             {std::tuple{1u, reveal::both, false}, std::tuple{2u, reveal::both, false},
+              std::tuple{1u, reveal::alice, false}, std::tuple{1u, reveal::bob, false}, std::tuple{1u, reveal::both, true}}) {
             fuzz::session_config c;
             c.me = me;
             c.security = security::malicious;
             c.threads = threads;
             c.who = who;
+            c.streamed = streamed;
             configs.push_back(c);
         }
     }

@@ -433,7 +433,7 @@ calibration calibrate(kind k, std::uint32_t threads) {
         w.links_b[threads - 1] =
             std::make_unique<fault_channel>(std::move(w.links_b[threads - 1]), fault::none, direction::send, 0, log_bw);
     session_options oa = options_for(k, threads), ob = oa;
-    oa.timeout = ob.timeout = 10s;
+    oa.timeout = ob.timeout = honest_deadline(10s);
     if (k == kind::streamed)
         oa.progress = [&](const stream_progress& p) {
             if (p.segments == cal.segment_ends.size() + 1) cal.segment_ends.push_back(log_a->written);

@@ -46,7 +46,7 @@ session_options malicious_options(std::uint64_t seed = 0) {
     session_options o;
     o.security = security::malicious;
     o.allow_plain_links = true;  // the tests alter the protocol's own bytes (sealed links: malicious.sealed_links)
-    o.timeout = 10s;
+    o.timeout = test::honest_deadline(10s);
     if (seed) o.insecure_seed = seed;
     return o;
 }
@@ -206,7 +206,7 @@ TEST_CASE("malicious.prepare_calls_must_match") {
     }
     // A semi-honest session refuses prepare() before sending anything and stays usable.
     session_options semi;
-    semi.timeout = 10s;
+    semi.timeout = test::honest_deadline(10s);
     std::optional<std::tuple<std::int16_t, bool>> got;
     test::rethrow(pair_of(
         semi, semi,
@@ -233,7 +233,7 @@ TEST_CASE("malicious.sealed_links") {
     const auto other = net::link_credentials::pre_shared(net::pre_shared_key::generate());
     session_options oa, ob;
     oa.security = ob.security = security::malicious;
-    oa.timeout = ob.timeout = 10s;
+    oa.timeout = ob.timeout = test::honest_deadline(10s);
     oa.threads = ob.threads = 2;
     oa.encrypt_links = ob.encrypt_links = key;
     std::optional<std::tuple<std::int16_t, bool>> a_got, b_got;
@@ -263,7 +263,7 @@ TEST_CASE("malicious.sealed_links") {
 
 TEST_CASE("malicious.handshake_refuses_a_semi_honest_peer") {
     session_options semi;
-    semi.timeout = 10s;
+    semi.timeout = test::honest_deadline(10s);
     const test::outcome o = pair_of(malicious_options(), semi, [](session&) {}, [](session&) {});
     for (auto e : {o.alice, o.bob}) {
         CHECK_THROWS_AS(std::rethrow_exception(e), protocol_error);

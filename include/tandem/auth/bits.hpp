@@ -79,14 +79,17 @@ struct shares {
 
     std::size_t size() const noexcept { return bit.size(); }
     /// n shares, contents unspecified (every user writes them all): arrays
-    /// that must move to grow are wiped first, so no secret is left behind
-    /// in freed memory.
+    /// that must grow are wiped and emptied first, so no secret is left
+    /// behind in freed memory and nothing is copied; a mapped array then
+    /// grows in place (big_vector: mremap) rather than leaving its block in
+    /// the cache, where a reservoir growing step by step (auth/garble.hpp)
+    /// would keep every smaller step's block resident.
     void resize(std::size_t n) {
         if (n > bit.capacity()) {
             wipe();
-            bit.release();
-            mac.release();
-            key.release();
+            bit.clear();
+            mac.clear();
+            key.clear();
         }
         bit.resize(n);
         mac.resize(n);

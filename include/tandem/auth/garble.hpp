@@ -204,6 +204,7 @@ public:
         me_ = auth_.me();
         last_ = {};
         ands_ = 0;
+        refill_ = 0;
         carry_.clear();
     }
 
@@ -213,9 +214,10 @@ public:
     /// segment starts. The wires carried into the next segment keep their
     /// authenticated masks, Alice's 0-labels and Bob's labels and Λ, so the
     /// segments are one circuit garbled piece by piece under one Δ_A and one
-    /// run of tweaks. Triples come from a reservoir refilled a batch at a time
-    /// (take_triples): a small segment pays bucket 3's price, and memory stays
-    /// bounded by a batch whatever the run's length. Returns the bits the
+    /// run of tweaks. Triples come from a reservoir refilled in growing steps
+    /// up to a batch (take_triples): a short run pays for about what it uses, a
+    /// long one bucket 3's price, and memory stays bounded by a batch whatever
+    /// the run's length. Returns the bits the
     /// segment opens, to the parties its `open` names.
     std::optional<std::vector<std::uint8_t>> run_segment(net::channel& ch, tandem::detail::stream_segment&& s) {
         std::vector<std::uint8_t> my_bits;
@@ -444,14 +446,15 @@ private:
     }
 
     /// A segment's n triples into triples_, from the reservoir (reservoir_
-    /// from reservoir_next_ on), which is refilled with a batch of
-    /// batch_ands_ when it runs dry. Both parties take alike; what a run
-    /// leaves stays for the next streamed run.
+    /// from reservoir_next_ on), which is refilled when it runs dry
+    /// (next_refill). Both parties take alike; what a run leaves stays for
+    /// the next streamed run.
     void take_triples(net::channel& ch, std::size_t n) {
         triples_.resize(n);
         for (std::size_t first = 0; first < n;) {
             if (reservoir_next_ == reservoir_.size()) {
-                make_triples(ch, batch(), reservoir_);
+                refill_ = next_refill(n - first);
+                make_triples(ch, refill_, reservoir_);
                 reservoir_next_ = 0;
             }
             const std::size_t k = std::min(n - first, reservoir_.size() - reservoir_next_);
@@ -459,6 +462,19 @@ private:
             reservoir_next_ += k;
             first += k;
         }
+    }
+
+    /// How many triples the reservoir is refilled with when a segment still
+    /// needs `needed`: a stream's first refill is that need, each later one
+    /// four times the last, and a whole batch once that reaches a quarter of
+    /// one. The run's length is not known ahead, and a fixed batch made a
+    /// 100-AND streamed run pay 960,000 leaky triples (30 MB per party);
+    /// growing steps make a short run pay for a few times what it uses, and
+    /// a long one pay bucket 4 rather than 3 on under a third of a batch
+    /// (triple_plan). Both parties compute it from the same segments.
+    std::size_t next_refill(std::size_t needed) const noexcept {
+        const std::size_t grown = std::max(needed, 4 * refill_);
+        return 4 * grown >= batch() ? batch() : grown;
     }
 
     /// Triples [from_first, from_first + n) of `from` to `into` from `first` on.
@@ -957,6 +973,7 @@ private:
     std::vector<triples> part_;              // make_triples' parts
     triples reservoir_;  // a streamed run's triples, made a batch at a time
     std::size_t reservoir_next_ = 0;
+    std::size_t refill_ = 0;  // the reservoir's last refill in this streamed run (next_refill)
     // Scratch of one batch or one online phase.
     triples triples_, chunk_;
     shares inputs_lam_, fresh_, slot_lam_, opened_;
