@@ -310,14 +310,10 @@ kind kind_of(phase p) {
 }
 
 constexpr std::uint32_t stream_n = 300;
-// The sessions' deadline. Sanitizers run them 5–15× slower (on a 2-core VM
-// with ctest -j2, a streamed IPP run under TSan missed 500 ms before its fault
-// was reached), so there it is three times longer.
-#ifdef TANDEM_SANITIZED
-constexpr std::chrono::milliseconds fault_timeout{1500};
-#else
-constexpr std::chrono::milliseconds fault_timeout{500};
-#endif
+// The sessions' deadline, which the faults must reach: short, and three times
+// longer under the sanitizers (on a 2-core VM with ctest -j2, a streamed IPP
+// run under TSan missed 500 ms before its fault was reached).
+constexpr std::chrono::milliseconds fault_timeout = sanitized_deadline(500ms, 3);
 
 struct programs {
     circuit<> compiled_bits = small_circuit();

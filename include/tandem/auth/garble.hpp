@@ -215,9 +215,9 @@ public:
     /// authenticated masks, Alice's 0-labels and Bob's labels and Λ, so the
     /// segments are one circuit garbled piece by piece under one Δ_A and one
     /// run of tweaks. Triples come from a reservoir refilled in growing steps
-    /// up to a batch (take_triples): a short run pays for about what it uses, a
-    /// long one bucket 3's price, and memory stays bounded by a batch whatever
-    /// the run's length. Returns the bits the
+    /// up to a batch (take_triples, next_refill): a short run pays for a few
+    /// times what it uses, a long one mostly bucket 3's price, and memory stays
+    /// bounded by a batch whatever the run's length. Returns the bits the
     /// segment opens, to the parties its `open` names.
     std::optional<std::vector<std::uint8_t>> run_segment(net::channel& ch, tandem::detail::stream_segment&& s) {
         std::vector<std::uint8_t> my_bits;
@@ -971,7 +971,7 @@ private:
     carried carry_;
     std::vector<triple_source*> triple_sources_;  // add_triple_source
     std::vector<triples> part_;              // make_triples' parts
-    triples reservoir_;  // a streamed run's triples, made a batch at a time
+    triples reservoir_;  // a streamed run's triples, refilled in growing steps (next_refill)
     std::size_t reservoir_next_ = 0;
     std::size_t refill_ = 0;  // the reservoir's last refill in this streamed run (next_refill)
     // Scratch of one batch or one online phase.
