@@ -168,6 +168,8 @@ struct recording {
     std::vector<std::uint32_t> bucket_counts;
     static constexpr std::uint32_t unread_unknown = ~0u;
     std::uint32_t unread_gates = unread_unknown;
+    /// A builder's gates as recorded (fingerprint.hpp): a streamed segment's digest.
+    gate_chain chain;
 
     std::uint32_t first_gate_wire() const noexcept { return input_bits + 1; }
     std::size_t gate_count() const noexcept { return wires.size() - first_gate_wire(); }
@@ -219,8 +221,9 @@ struct stream_segment {
     std::uint64_t and_gates = 0;  ///< ANDs it runs (region instances included)
     std::uint32_t carried = 0;
     std::optional<reveal> open;
-    /// gate_sum::of(data.gates), where the lay-out computed it (a streamed
-    /// run's segments; chain_segment_digest in session/stream.hpp sums it otherwise).
+    /// What stands for data.gates in the segment's digest: the builder's
+    /// gate_chain of the recording they were laid out from (chain_segment_digest
+    /// in session/stream.hpp sums the gates where there is none).
     std::optional<gate_sum> gates_digest;
 };
 
@@ -258,7 +261,7 @@ public:
     /// Bit k of the input value whose first bit is `first` (as add_input_value returned it).
     static constexpr wire_ref input_bit(wire_ref first, std::uint32_t k) noexcept { return wire_ref{first.v + 2 * k}; }
 
-    wire_ref and_(wire_ref a, wire_ref b) {
+    [[gnu::always_inline]] wire_ref and_(wire_ref a, wire_ref b) {
         if (a.is_constant()) return a.constant_value() ? b : false_ref;
         if (b.is_constant()) return b.constant_value() ? a : false_ref;
         if (a.id() == b.id()) return a == b ? a : false_ref;
@@ -267,7 +270,7 @@ public:
         return wire_ref{emit<gate_kind::and_gate>(x, y) << 1};
     }
 
-    wire_ref xor_(wire_ref a, wire_ref b) {
+    [[gnu::always_inline]] wire_ref xor_(wire_ref a, wire_ref b) {
         const std::uint32_t flip = (a.v ^ b.v) & 1u;
         if (a.is_constant()) return wire_ref{b.v ^ (a.v & 1u)};
         if (b.is_constant()) return wire_ref{a.v ^ (b.v & 1u)};
@@ -389,7 +392,7 @@ public:
     // value of one instance used in another, or used after the region without
     // being returned, is caught by serial instead of silently aliasing.
 
-    bool in_instance() const noexcept { return region_ && region_->open; }
+    bool in_instance() const noexcept { return instance_open_; }
 
     /// Serial that new values get: the open instance's, else the builder's.
     std::uint32_t current_serial() const noexcept { return in_instance() ? region_->inst.serial : serial_; }
@@ -412,7 +415,10 @@ public:
     std::vector<wire_ref> end_region();
 
     /// Drops an open region after an exception in its body.
-    void abandon_region() noexcept { region_.reset(); }
+    void abandon_region() noexcept {
+        region_.reset();
+        instance_open_ = false;
+    }
 
 private:
     static std::uint32_t next_serial() {
@@ -516,16 +522,20 @@ private:
     void twins_insert(std::uint32_t r);
 
     // The kind is a template argument: every property of it folds (gate.hpp).
+    // The streamed recorder's cost per gate is mostly here (bench_record
+    // --stream-minimum under callgrind): each operand's record is loaded once,
+    // the rare events (a wire crossing short_list, a segment's AND milestones,
+    // a new top level) leave the straight path through one test each.
     template <gate_kind kind>
     std::uint32_t emit(std::uint32_t x, std::uint32_t y) {
         if (in_instance()) return emit_in_instance(kind, x, y);
         constexpr bool is_and = !is_free(kind);  // garbled with a table: one level deeper
-        // Each operand's record is looked up once, for its level, its use count and its readers.
+        constexpr bool binary = input_count(kind) == 2;  // a NOT reads its operand once and is on no list
+        constexpr auto k = static_cast<std::uint32_t>(kind);
         recorded_gate* const gx = &rec_.wires[x];
         recorded_gate* const gy = &rec_.wires[y];
-        if constexpr (input_count(kind) == 2) {
-            const std::uint32_t ux = gx->uses, uy = gy->uses;
-            constexpr auto k = static_cast<std::uint32_t>(kind);
+        const std::uint32_t ux = gx->uses, uy = binary ? gy->uses : 0;
+        if constexpr (binary) {
             if (std::min(ux, uy) > short_list) {
                 if (const std::uint32_t r = twins_find(k, x, y); r != 0) return r;
             } else {
@@ -539,39 +549,68 @@ private:
                 }
             }
         }
-        std::uint32_t lvl = std::max(gx->level(), gy->level()) + (is_and ? 1u : 0u);
-        // Segments: no gate goes below the current segment's floor (see segment_ands).
-        lvl = std::max(lvl, floor_ + (is_and ? 1u : 0u));
-        if (is_and && ++segment_and_count_ == segment_ands_) {
-            segment_and_count_ = 0;
-            floor_ = std::max(rec_.max_level, lvl);
-        }
-        if (is_and && streaming() && ++segment_and_total_ >= stream_limit_) cut_pending_ = true;
+        // The larger level_kind has the larger level (the kind is its low bits);
+        // no gate goes below the current segment's floor (see segment_ands).
+        const std::uint32_t below = std::max({gx->level_kind >> 2, gy->level_kind >> 2, floor_});
+        const std::uint32_t lvl = below + (is_and ? 1u : 0u);
+        if (is_and && --and_countdown_ == 0) [[unlikely]]
+            and_milestone(lvl);
         const std::uint32_t id = next_wire_id();
-        if (lvl > recorded_gate::max_level)
+        if (lvl > recorded_gate::max_level) [[unlikely]]
             throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
-        // Before the push, which may move the records (spread_readers does not).
         // The new gate is unread; an operand read for the first time no longer is.
-        const std::uint32_t ux = ++gx->uses;
-        std::uint32_t first_reads = ux == 1 ? 1u : 0u;
-        if (ux == short_list + 1) spread_readers(x);
+        unread_ += 1u - (ux == 0 ? 1u : 0u) - (binary && uy == 0 ? 1u : 0u);
         std::uint32_t next0 = 0, next1 = 0;
-        bool hashed = false;
-        if constexpr (input_count(kind) == 2) {  // a NOT reads its operand once and is on no list
-            const std::uint32_t uy = ++gy->uses;
-            first_reads += uy == 1 ? 1u : 0u;
-            if (uy == short_list + 1) spread_readers(y);
+        if ((ux == short_list) | (binary && uy == short_list)) [[unlikely]] {
+            count_reads_spreading(x, binary ? y : 0);  // before the push, which may move the records
+        } else {
+            gx->uses = ux + 1;
+            if constexpr (binary) gy->uses = uy + 1;
+        }
+        if constexpr (binary) {
             next0 = std::exchange(gx->readers, id);
             next1 = std::exchange(gy->readers, id);
-            hashed = ux > short_list && uy > short_list;
         }
-        rec_.wires.push_back({x, y, lvl << 2 | static_cast<std::uint32_t>(kind), 0, 0, 0, next0, next1});
-        if (hashed) twins_insert(id);
-        unread_ += 1 - first_reads;  // the new gate is unread; operands read for the first time no longer are
+        const std::uint32_t level_kind = lvl << 2 | k;
+        rec_.wires.push_back({x, y, level_kind, 0, 0, 0, next0, next1});
+        rec_.chain.add(x, y, level_kind);
+        if (binary && std::min(ux, uy) >= short_list) twins_insert(id);  // both now read more than short_list times
         if (lvl > rec_.max_level) [[unlikely]]
             raise_max_level(lvl);
         ++rec_.bucket_counts[2 * std::size_t{lvl} + (is_and ? 0 : 1)];
         return id;
+    }
+
+    /// emit's uses of x and y (y: 0 for a NOT) counted where one of them
+    /// crosses short_list, in order, each spreading its readers as it crosses.
+    [[gnu::noinline, gnu::cold]] void count_reads_spreading(std::uint32_t x, std::uint32_t y) {
+        if (++rec_.uses(x) == short_list + 1) spread_readers(x);
+        if (y != 0 && ++rec_.uses(y) == short_list + 1) spread_readers(y);
+    }
+
+    // Both AND counters of a segment — towards the next levelling floor and
+    // towards a streamed segment's limit — advance through one countdown, so
+    // emit tests one number per AND; and_milestone brings them up to date.
+    void sync_and_counts() noexcept {
+        const std::uint32_t done = ands_armed_ - and_countdown_;
+        segment_and_count_ += done;
+        segment_and_total_ += done;
+        ands_armed_ = and_countdown_;
+    }
+    void arm_and_countdown() noexcept {
+        std::uint64_t n = segment_ands_ - segment_and_count_;
+        if (streaming() && segment_and_total_ < stream_limit_) n = std::min(n, stream_limit_ - segment_and_total_);
+        and_countdown_ = ands_armed_ = static_cast<std::uint32_t>(n);
+    }
+    /// An AND at `lvl` reached a milestone: a new floor, or a streamed segment full (cut at the next safe point).
+    [[gnu::noinline]] void and_milestone(std::uint32_t lvl) {
+        sync_and_counts();
+        if (segment_and_count_ == segment_ands_) {
+            segment_and_count_ = 0;
+            floor_ = std::max(rec_.max_level, lvl);
+        }
+        if (streaming() && segment_and_total_ >= stream_limit_) cut_pending_ = true;
+        arm_and_countdown();
     }
 
     // ---- instance recording ----
@@ -585,7 +624,6 @@ private:
     };
     struct open_region {
         std::uint32_t base = 0;  ///< wire id of an instance's first gate
-        bool open = false;
         instance_recording inst;
         std::vector<std::vector<std::uint32_t>> keys;  ///< canonical form of each body
         std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash;
@@ -612,9 +650,8 @@ private:
     /// Lays out a compile's segment on the compile's pool of slots (layout.hpp),
     /// keeping the first `kept` outputs' slots.
     static circuit_data lay_out_segment(recording&& rec, slot_pool& pool, std::uint32_t kept);
-    /// Lays out a streamed run's segment in the slots its wire ids name
-    /// (layout.hpp), summing its gates' digest as it places them.
-    static circuit_data lay_out_streamed(recording&& rec, std::uint32_t kept, gate_sum& digest);
+    /// Lays out a streamed run's segment in the slots its wire ids name (layout.hpp).
+    static circuit_data lay_out_streamed(recording&& rec, std::uint32_t kept);
 
     // Levelling is ASAP within segments of `segment_ands` ANDs in record
     // order; each segment starts at the last level of the one before. Without
@@ -630,12 +667,14 @@ private:
     static constexpr std::uint32_t default_segment_ands = std::uint32_t{1} << 18;
     std::uint32_t segment_ands_ = default_segment_ands;
     std::uint32_t floor_ = 0;
-    std::uint32_t segment_and_count_ = 0;
+    std::uint32_t segment_and_count_ = 0;   ///< as of the last sync_and_counts
+    std::uint32_t and_countdown_ = default_segment_ands;  ///< ANDs to the next and_milestone
+    std::uint32_t ands_armed_ = default_segment_ands;     ///< and_countdown_ at the last sync
 
     // ---- streaming state ----
     segment_runner* runner_ = nullptr;
     std::uint64_t stream_limit_ = 0;        ///< ANDs per streamed segment (K)
-    std::uint64_t segment_and_total_ = 0;   ///< ANDs in the segment so far, regions included
+    std::uint64_t segment_and_total_ = 0;   ///< ANDs in the segment, regions included, as of the last sync
     bool cut_pending_ = false;
     bool compile_ = false;                  ///< record_compile(): a compile laid out segment by segment
     std::size_t min_cut_gates_ = 0;         ///< cut only segments with at least this many gates (cut())
@@ -652,6 +691,7 @@ private:
     std::size_t twin_count_ = 0;
     std::uint32_t unread_ = 0;  ///< wires of the recording nobody reads yet, the constant aside (close_recording)
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
+    bool instance_open_ = false;            ///< an instance of region_ is open (one load on emit's path)
     std::vector<std::string> region_names_;  ///< every region begun, recorded or not (for messages)
     std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region_names_ index
 };

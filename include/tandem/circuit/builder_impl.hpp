@@ -29,6 +29,7 @@ TANDEM_INLINE builder::builder(std::uint64_t segment_ands, segment_runner& runne
     runner_ = &runner;
     segment_ands_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(segment_ands, default_segment_ands));
     stream_limit_ = segment_ands;
+    arm_and_countdown();
 }
 
 TANDEM_INLINE builder::~builder() {
@@ -132,8 +133,8 @@ TANDEM_INLINE std::optional<std::vector<bool>> builder::cut(std::span<const wire
     if (compile_) {
         seg.data = lay_out_segment(std::move(rec_), pool_, n_carried);
     } else {
-        seg.gates_digest.emplace();
-        seg.data = lay_out_streamed(std::move(rec_), n_carried, *seg.gates_digest);
+        seg.gates_digest = rec_.chain.value();
+        seg.data = lay_out_streamed(std::move(rec_), n_carried);
     }
     seg.and_gates = executed_ands(seg.data);  // what runs: dead gates are gone
     // The next segment's inputs are the carried wires, where they are; it
@@ -154,6 +155,7 @@ TANDEM_INLINE std::optional<std::vector<bool>> builder::cut(std::span<const wire
     floor_ = 0;
     segment_and_count_ = 0;
     segment_and_total_ = 0;
+    arm_and_countdown();
     // A cut walks every live reference: the next one waits until the
     // segment has at least that many gates (a compile) or a quarter of
     // that (a streamed run, whose segments stay small while little is
@@ -210,13 +212,13 @@ TANDEM_INLINE void builder::begin_instance() {
     in.gate_not.clear();
     in.serial = next_serial();
     instance_region_.emplace(in.serial, static_cast<std::uint32_t>(region_names_.size() - 1));
-    region_->open = true;
+    instance_open_ = true;
 }
 
 TANDEM_INLINE void builder::end_instance(std::span<const wire_ref> returned) {
     open_region& r = *region_;
     instance_recording& in = r.inst;
-    r.open = false;
+    instance_open_ = false;
     // Outputs: the instance's own gates among the returned bits, once each.
     std::vector<std::uint32_t> outputs;
     // output_of_gate[g]: 1 + g's index in outputs, 0 if not yet one
@@ -292,6 +294,7 @@ TANDEM_INLINE std::vector<wire_ref> builder::end_region() {
                                   : wire_ref{static_cast<std::uint32_t>(v)});
         }
     }
+    sync_and_counts();
     if (streaming()) {  // the region's ANDs count towards the segment's limit
         std::vector<std::uint64_t> body_ands;
         for (const circuit_data& body : r->rec.bodies) {
@@ -308,6 +311,7 @@ TANDEM_INLINE std::vector<wire_ref> builder::end_region() {
     raise_max_level(level);
     floor_ = level + 1;
     segment_and_count_ = 0;
+    arm_and_countdown();
     return out;
 }
 

@@ -48,15 +48,12 @@ private:
 
 namespace detail {
 /// The digest of a gate array, the bulk of a circuit: the sum over
-/// positions p of a mix of (p, gates[p]), in two 64-bit lanes. Addition
-/// commutes, so a lay-out that writes the gates out of order — a streamed
-/// segment's scatter into levels (circuit/layout.hpp), once per segment —
-/// computes it in the loop that places them instead of a pass of its own;
-/// the position in every term keeps the digest sensitive to the order.
-/// Each term is a multiply–xorshift of the gate's fields and its position,
-/// and the lanes fold it differently (an xorshift, a rotation), so a change of
-/// any field or position changes the sums but with negligible probability:
-/// enough to catch accidents, which is all a fingerprint is for.
+/// positions p of a mix of (p, gates[p]), in two 64-bit lanes. Each term is a
+/// multiply–xorshift of the gate's fields and its position, and the lanes
+/// fold it differently (an xorshift, a rotation), so a change of any field or
+/// position changes the sums but with negligible probability: enough to
+/// catch accidents, which is all a fingerprint is for. (A streamed segment's
+/// gates are digested as they are recorded instead: gate_chain below.)
 struct gate_sum {
     std::uint64_t a = 0;
     std::uint64_t b = 0;
@@ -77,8 +74,26 @@ struct gate_sum {
     friend bool operator==(const gate_sum&, const gate_sum&) = default;
 };
 
-/// Mixes every part of c into m; `gates`, where given, is gate_sum::of(c.gates),
-/// computed where the gates were laid out.
+/// The digest of a streamed segment's gates as a builder records them: a
+/// chain over each recorded gate's operands, kind and level, in record order
+/// (which numbers the gates' outputs, so the outputs need no term of their
+/// own). The laid-out segment is a function of its recording — levels,
+/// buckets and slots follow from it — so the chain stands for its gates at
+/// about a third of gate_sum's cost per gate, and no pass of the lay-out
+/// touches it. It covers dead gates too (both parties record them alike).
+/// Each step is a bijection of the state (an xor, an odd multiply, an xor),
+/// so a difference in one gate survives until a later one cancels it
+/// exactly: 64 bits against accidents, which is all a fingerprint is for.
+struct gate_chain {
+    std::uint64_t a = 0x452821E638D01377ull;
+    void add(std::uint32_t in0, std::uint32_t in1, std::uint32_t level_kind) noexcept {
+        a = ((a ^ (std::uint64_t{in1} << 32 | in0)) * 0x9E3779B97F4A7C15ull) ^ level_kind;
+    }
+    gate_sum value() const noexcept { return {a, std::rotl(a, 32) * 0xBF58476D1CE4E5B9ull}; }
+};
+
+/// Mixes every part of c into m; `gates`, where given, stands for c.gates in
+/// place of gate_sum::of(c.gates) (a streamed segment's gate_chain).
 inline void mix_circuit(fingerprint_mixer& m, const circuit_data& c, const gate_sum* gates = nullptr) {
     m.add2(c.input_bits, c.slot_count);
     const gate_sum g = gates != nullptr ? *gates : gate_sum::of(c.gates);

@@ -104,10 +104,9 @@ void check_buckets_filled(const std::vector<std::uint32_t>& next, const std::vec
 /// into their buckets in record order. Every wire keeps its id as its slot
 /// (stream_segment, circuit/builder.hpp), so operands, outputs and region
 /// wire maps need no renaming, and a level's ANDs, placed in record order,
-/// write increasing slots (sort_slots' purpose, for free). The gates'
-/// digest (fingerprint.hpp, gate_sum) is summed as they are placed.
-void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_start, circuit_data& out,
-                   gate_sum& digest);
+/// write increasing slots (sort_slots' purpose, for free). (The gates'
+/// digest was chained as they were recorded: fingerprint.hpp, gate_chain.)
+void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_start, circuit_data& out);
 
 /// With `pool` (a compile's segment, docs/DESIGN.md §11), input bit k already
 /// sits in slot rec.input_slots[k], slots come from and return to the
@@ -122,9 +121,7 @@ void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_star
 /// reference-counting pass, the pool and the sort of slots. A compile keeps
 /// pass 3: its slot count is the stored circuit's working set for every later
 /// run. The first `kept` outputs (carried wires) are never merged.
-/// `digest`, where given (by_id only), receives gate_sum::of(out.gates).
-circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_id = false, std::uint32_t kept = 0,
-                     gate_sum* digest = nullptr);
+circuit_data lay_out(recording&& rec, slot_pool* pool = nullptr, bool by_id = false, std::uint32_t kept = 0);
 
 /// Appends `st` to `steps`, extending the last step instead when both are
 /// runs of sequential levels that meet (a run continues across a cut, or

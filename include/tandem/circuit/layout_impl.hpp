@@ -129,26 +129,24 @@ TANDEM_INLINE void check_buckets_filled(const std::vector<std::uint32_t>& next,
         if (next[b] != bucket_start[b + 1]) internal_error("lay-out: a level's gate count does not match its gates");
 }
 
-TANDEM_INLINE void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_start, circuit_data& out,
-                                 gate_sum& digest) {
+TANDEM_INLINE void lay_out_by_id(recording& rec, const std::vector<std::uint32_t>& bucket_start, circuit_data& out) {
     const std::uint32_t first = rec.first_gate_wire();
     const recorded_gate* const gates = rec.gates();
-    const std::size_t n_gates = rec.gate_count();
+    const auto n_gates = static_cast<std::uint32_t>(rec.gate_count());
     std::vector<std::uint32_t> next(bucket_start.begin(), bucket_start.end() - 1);
     // Locals, so that the compiler keeps them in registers: the stores into
     // the gates could alias any of them.
-    gate_sum sum;
     gate* const placed = out.gates.data();
     std::uint32_t* const next_of = next.data();
-    for (std::size_t g = 0; g < n_gates; ++g) {
-        const recorded_gate& x = gates[g];
-        if (x.uses == 0 || x.is_region_output()) continue;  // dead, or written by a region instance
-        const std::uint32_t p = next_of[bucket_of(x)]++;
-        const gate y{x.in0, x.in1, first + static_cast<std::uint32_t>(g), x.kind()};
-        placed[p] = y;
-        sum.add(p, y);
+    const auto place = [&](const recorded_gate& x, std::uint32_t g) {
+        placed[next_of[bucket_of(x)]++] = gate{x.in0, x.in1, first + g, x.kind()};
+    };
+    if (rec.deduplicated && rec.unread_gates == 0 && rec.regions.empty()) {  // all live (lay_out, pass 1)
+        for (std::uint32_t g = 0; g < n_gates; ++g) place(gates[g], g);
+    } else {
+        for (std::uint32_t g = 0; g < n_gates; ++g)
+            if (gates[g].uses != 0 && !gates[g].is_region_output()) place(gates[g], g);  // else dead, or a region's
     }
-    digest = sum;
     check_buckets_filled(next, bucket_start);
     out.output_slots = std::move(rec.output_wires);
     out.regions.resize(rec.regions.size());
@@ -169,8 +167,7 @@ TANDEM_INLINE void lay_out_by_id(recording& rec, const std::vector<std::uint32_t
     }
 }
 
-TANDEM_INLINE circuit_data lay_out(recording&& rec, slot_pool* pool, bool by_id, std::uint32_t kept,
-                                   gate_sum* digest) {
+TANDEM_INLINE circuit_data lay_out(recording&& rec, slot_pool* pool, bool by_id, std::uint32_t kept) {
     const std::uint32_t n_in = rec.input_bits;
     const std::uint32_t first = rec.first_gate_wire();
     const std::size_t n_gates = rec.gate_count();
@@ -214,8 +211,7 @@ TANDEM_INLINE circuit_data lay_out(recording&& rec, slot_pool* pool, bool by_id,
     circuit_data out;
     out.gates.resize(n_live);
     if (by_id) {
-        gate_sum own;
-        lay_out_by_id(rec, bucket_start, out, digest != nullptr ? *digest : own);
+        lay_out_by_id(rec, bucket_start, out);
     } else {
         ns.resize(std::size_t{n_in} + n_live + n_region_outputs);
         for (std::uint32_t k = 0; k < n_in; ++k) ns[k] = {rec.wires[k + 1].uses, pool ? rec.input_slots[k] : k};
@@ -445,8 +441,8 @@ TANDEM_INLINE circuit_data builder::lay_out_segment(recording&& rec, slot_pool& 
     return lay_out(std::move(rec), &pool, false, kept);
 }
 
-TANDEM_INLINE circuit_data builder::lay_out_streamed(recording&& rec, std::uint32_t kept, gate_sum& digest) {
-    return lay_out(std::move(rec), nullptr, true, kept, &digest);
+TANDEM_INLINE circuit_data builder::lay_out_streamed(recording&& rec, std::uint32_t kept) {
+    return lay_out(std::move(rec), nullptr, true, kept);
 }
 
 }  // namespace tandem::detail

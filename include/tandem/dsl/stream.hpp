@@ -95,12 +95,23 @@ struct stream_inputs {
 /// Bits per chunk of a sequence: one OT extension of this many bits at most.
 inline constexpr std::size_t sequence_chunk_bits = std::size_t{1} << 15;
 
+/// Writes v's value_traits<T>::bits bits to `out`, one byte per bit;
+/// `words` is scratch of as many words (a feed reuses it for every value).
+template <class T>
+void encode_plain_to(const plain_type_t<T>& v, std::uint64_t* words, std::uint8_t* out) {
+    constexpr std::size_t bits = value_traits<T>::bits;
+    std::fill_n(words, bits, std::uint64_t{0});
+    lane_cursor cur{words, 0};
+    value_traits<T>::encode(v, cur);
+    for (std::size_t k = 0; k < bits; ++k) out[k] = static_cast<std::uint8_t>(words[k]);
+}
+
 template <class T>
 std::vector<std::uint8_t> encode_plain(const plain_type_t<T>& v) {
     std::vector<std::uint64_t> words(value_traits<T>::bits);
-    lane_cursor cur{words.data(), 0};
-    value_traits<T>::encode(v, cur);
-    return std::vector<std::uint8_t>(words.begin(), words.end());
+    std::vector<std::uint8_t> out(value_traits<T>::bits);
+    encode_plain_to<T>(v, words.data(), out.data());
+    return out;
 }
 
 /// Enters `count` values of T of `owner` (bits from `feed` if this party has
@@ -267,10 +278,9 @@ input_feed make_feed(const In& in, const Arg& arg) {
         };
     } else if constexpr (std::is_invocable_v<const Arg&, std::uint64_t>) {
         return [&arg](std::uint64_t first, std::size_t count, std::uint8_t* out) {
-            for (std::size_t i = 0; i < count; ++i, out += bits) {
-                const auto v = encode_plain<T>(static_cast<plain>(arg(first + i)));
-                std::copy(v.begin(), v.end(), out);
-            }
+            std::vector<std::uint64_t> words(bits);
+            for (std::size_t i = 0; i < count; ++i, out += bits)
+                encode_plain_to<T>(static_cast<plain>(arg(first + i)), words.data(), out);
         };
     } else {
         static_assert(requires { arg.size(); arg[std::size_t{0}]; },
@@ -280,10 +290,9 @@ input_feed make_feed(const In& in, const Arg& arg) {
             throw usage_error("tandem::stream: a sequence input has " + std::to_string(in.length) +
                               " values, but the container given holds " + std::to_string(arg.size()));
         return [&arg](std::uint64_t first, std::size_t count, std::uint8_t* out) {
-            for (std::size_t i = 0; i < count; ++i, out += bits) {
-                const auto v = encode_plain<T>(static_cast<plain>(arg[static_cast<std::size_t>(first + i)]));
-                std::copy(v.begin(), v.end(), out);
-            }
+            std::vector<std::uint64_t> words(bits);
+            for (std::size_t i = 0; i < count; ++i, out += bits)
+                encode_plain_to<T>(static_cast<plain>(arg[static_cast<std::size_t>(first + i)]), words.data(), out);
         };
     }
 }
