@@ -55,8 +55,9 @@ inline const char* common_usage =
     "                      region and evaluates the other half (opens --threads more connections);\n"
     "                      both parties alike\n"
     "  --no-progress       streamed runs: no progress line on stderr (drawn only when it is a terminal)\n"
-    "  --pipeline          streamed runs: record the next segment while a second thread garbles or\n"
-    "                      evaluates the last (worth it with a spare core per party)\n"
+    "  --pipeline, --no-pipeline   streamed runs: record the next segment while a second thread\n"
+    "                      garbles or evaluates the last, or never (default: where this process has\n"
+    "                      two cores per party on its host)\n"
     "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; fixed-key is a faster opt-in with a\n"
     "                      weaker multi-instance bound, see crypto/fixed_key_hash.hpp); both parties alike\n";
 
@@ -97,8 +98,8 @@ inline cli parse(int argc, char** argv) {
             const long n = std::stol(value());
             if (n < 1 || n > 256) throw std::invalid_argument("--threads must be in 1..256");
             c.options.threads = static_cast<std::uint32_t>(n);
-        } else if (arg == "--pipeline") {
-            c.options.pipeline_streams = true;
+        } else if (arg == "--pipeline" || arg == "--no-pipeline") {
+            c.options.pipeline_streams = arg == "--pipeline";
         } else if (arg == "--no-progress") {
             c.progress = false;
         } else if (arg == "--ipp") {

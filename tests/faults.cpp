@@ -138,6 +138,7 @@ public:
         stop();
         inner_->interrupt();
     }
+    bool peer_on_this_host() const noexcept override { return inner_->peer_on_this_host(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char* op) override {

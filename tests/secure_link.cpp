@@ -316,6 +316,7 @@ public:
         : net::channel(inner->name()), inner_(std::move(inner)), state_(std::move(s)) {}
     void close() noexcept override { inner_->close(); }
     void interrupt() noexcept override { inner_->interrupt(); }
+    bool peer_on_this_host() const noexcept override { return inner_->peer_on_this_host(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {
@@ -476,6 +477,7 @@ public:
     }
     void close() noexcept override { inner_.close(); }
     void interrupt() noexcept override { inner_.interrupt(); }
+    bool peer_on_this_host() const noexcept override { return inner_.peer_on_this_host(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {

@@ -11,6 +11,7 @@
 #include "memory_sessions.hpp"
 
 #include <tandem/tandem.hpp>
+#include <tandem/session/pipelined.hpp>  // detail::pipelining_pays, usable_cpus
 
 #include <array>
 #include <cstdint>
@@ -70,6 +71,7 @@ TEST_CASE("stream_session.minimum_and_edit_distance_equal_plaintext") {
                             fn.segment_ands = k;
                             mins[p].push_back(me == party::alice ? s.run(fn, a) : s.run(fn, b));
                             CHECK(s.last_run().and_gates == fn.expected_ands);
+                            CHECK(s.last_run().pipelined == *o.pipeline_streams);
                         }
                         auto ed = apps::edit_distance_stream<2>(sa.size(), sb.size());
                         ed.segment_ands = 500;
@@ -216,6 +218,36 @@ TEST_CASE("stream_session.cut_link_fails_both_sides_quickly") {
         CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(8));
         CHECK(r.alice != nullptr);
         CHECK(r.bob != nullptr);
+    }
+}
+
+// session_options::pipeline_streams unset: pipelined where the process has
+// two cores per party on its host. Both parties here share this process's
+// cores (an in-process pair, TCP over loopback), so four are needed.
+TEST_CASE("stream_session.pipelining_is_chosen_by_cores_per_party") {
+    using detail::pipelining_pays;
+    CHECK_FALSE(pipelining_pays(1, false));
+    CHECK(pipelining_pays(2, false));
+    CHECK_FALSE(pipelining_pays(3, true));
+    CHECK(pipelining_pays(4, true));
+    const unsigned cpus = detail::usable_cpus();
+    REQUIRE(cpus >= 1);
+    INFO("usable cpus " << cpus);
+    auto fn = apps::minimum_stream<20>(300, 300);
+    fn.segment_ands = 1000;
+    const std::vector<std::uint32_t> values(300, 5);
+    for (const bool tcp : {false, true}) {
+        INFO("link: " << (tcp ? "tcp over loopback" : "in-process pair"));
+        bool pipelined[2] = {!(cpus >= 4), !(cpus >= 4)};
+        const auto side = [&](int p) {
+            return [&, p](session& s) {
+                (void)s.run(fn, values);
+                pipelined[p] = s.last_run().pipelined;
+            };
+        };
+        rethrow(two_party(tcp ? make_tcp_wiring(0) : make_wiring(0), with_threads(1), with_threads(1), side(0), side(1)));
+        CHECK(pipelined[0] == (cpus >= 4));
+        CHECK(pipelined[1] == (cpus >= 4));
     }
 }
 

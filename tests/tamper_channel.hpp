@@ -30,6 +30,7 @@ public:
     std::shared_ptr<const std::uint64_t> flip_count() const noexcept { return flipped_; }
     void close() noexcept override { inner_.close(); }
     void interrupt() noexcept override { inner_.interrupt(); }
+    bool peer_on_this_host() const noexcept override { return inner_.peer_on_this_host(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {

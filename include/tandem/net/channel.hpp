@@ -133,6 +133,12 @@ public:
     /// What the channel is connected to, for messages ("tcp to 10.0.0.2:7766").
     const std::string& name() const noexcept { return name_; }
 
+    /// Whether the peer is known to run on this host — an in-process pair,
+    /// TCP over loopback or between two equal addresses — so that the two
+    /// parties share its cores (a streamed run's automatic pipelining,
+    /// session_options::pipeline_streams). A transport that cannot tell says no.
+    virtual bool peer_on_this_host() const noexcept { return false; }
+
     /// Drops the link without flushing: the peer's pending and later calls
     /// fail with network_error, as do this end's.
     virtual void close() noexcept = 0;

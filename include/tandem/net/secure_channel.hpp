@@ -55,6 +55,7 @@ public:
 
     void close() noexcept override { inner_->close(); }
     void interrupt() noexcept override { inner_->interrupt(); }
+    bool peer_on_this_host() const noexcept override { return inner_->peer_on_this_host(); }
 
 protected:
     void write_all(const std::byte* data, std::size_t n, const char* op) override {

@@ -94,6 +94,27 @@ inline std::string endpoint_name(const sockaddr_storage& a) {
 
 inline std::string errno_text(int e) { return std::strerror(e); }
 
+/// Whether a connection's two ends are on one host: the peer's address is a
+/// loopback one, or the same as this end's (IPv4, IPv6, or IPv4 mapped into IPv6).
+inline bool same_host(const sockaddr_storage& mine, const sockaddr_storage& peer) noexcept {
+    // Both as 16-byte IPv6 addresses (IPv4 mapped), or false for other families.
+    const auto as_v6 = [](const sockaddr_storage& a, in6_addr& out) {
+        if (a.ss_family == AF_INET6) {
+            out = reinterpret_cast<const sockaddr_in6&>(a).sin6_addr;
+            return true;
+        }
+        if (a.ss_family != AF_INET) return false;
+        out = in6_addr{};
+        out.s6_addr[10] = out.s6_addr[11] = 0xff;
+        std::memcpy(&out.s6_addr[12], &reinterpret_cast<const sockaddr_in&>(a).sin_addr, 4);
+        return true;
+    };
+    in6_addr m{}, p{};
+    if (!as_v6(mine, m) || !as_v6(peer, p)) return false;
+    const bool loopback = IN6_IS_ADDR_LOOPBACK(&p) || (IN6_IS_ADDR_V4MAPPED(&p) && p.s6_addr[12] == 127);
+    return loopback || std::memcmp(&m, &p, sizeof m) == 0;
+}
+
 }  // namespace detail
 
 /// A channel over one TCP connection (tcp_listener::accept, tcp_connect).
@@ -123,6 +144,14 @@ public:
     /// Shuts the socket down without releasing the descriptor, so a thread
     /// blocked in poll() wakes and fails instead of touching a reused fd.
     void interrupt() noexcept override { ::shutdown(socket_.get(), SHUT_RDWR); }
+
+    bool peer_on_this_host() const noexcept override {
+        sockaddr_storage mine{}, peer{};
+        socklen_t mine_size = sizeof mine, peer_size = sizeof peer;
+        return ::getsockname(socket_.get(), reinterpret_cast<sockaddr*>(&mine), &mine_size) == 0 &&
+               ::getpeername(socket_.get(), reinterpret_cast<sockaddr*>(&peer), &peer_size) == 0 &&
+               detail::same_host(mine, peer);
+    }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char* op) override {

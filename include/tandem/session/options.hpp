@@ -99,12 +99,18 @@ struct session_options {
     /// checked with the peer; leave empty for none).
     progress_callback progress;
     /// Streamed runs record the next segment on the calling thread while a
-    /// thread of the session garbles or evaluates the last one. Worth it
-    /// with a spare core per party; with both parties on two cores it halves
-    /// the speed (bench/RESULTS.md), hence off by default: recording and
-    /// garbling then take turns on the calling thread. Each party chooses
-    /// for itself.
-    bool pipeline_streams = false;
+    /// thread of the session garbles or evaluates the last one. Recording
+    /// costs about as much as garbling a gate, so with a second core the
+    /// two overlap (bench/RESULTS.md, issue 53: ~1.7× modelled for the
+    /// minimum of 10^6); on a core shared with the garbling they take turns
+    /// and gain nothing, and where both parties share two cores they halve
+    /// the speed. Unset (the default): pipelined where this process may use
+    /// two cores per party on its host — two where the peer runs elsewhere,
+    /// four where it runs on this host (an in-process pair, TCP over
+    /// loopback: net::channel::peer_on_this_host) — recording and garbling
+    /// taking turns on the calling thread otherwise. A pipelined run holds
+    /// one more segment (+1–3 MiB). Each party chooses for itself.
+    std::optional<bool> pipeline_streams;
     /// Encrypts and authenticates every link of the session (Noise KK with
     /// pinned public keys, or NNpsk0 with a pre-shared key; net/keys.hpp,
     /// docs/DESIGN.md §9.3). Unset (the default): plain TCP, which anyone

@@ -7,6 +7,11 @@
 #include <tandem/detail/owned_thread.hpp>
 #include <tandem/error.hpp>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -17,6 +22,26 @@
 #include <vector>
 
 namespace tandem::detail {
+
+/// The CPUs this process may run on: its affinity mask where the OS gives
+/// one (taskset, a container's cpuset), else the machine's count; at least 1.
+inline unsigned usable_cpus() noexcept {
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// session_options::pipeline_streams left unset: pipeline where each party
+/// has two cores of its own — `cpus` of this process's, shared with the
+/// peer where it runs on this host. (With one core per party the recorder
+/// and the runner take turns, and gain nothing: bench/RESULTS.md, issue 28.)
+constexpr bool pipelining_pays(unsigned cpus, bool peer_on_this_host) noexcept {
+    return cpus >= (peer_on_this_host ? 4u : 2u);
+}
 
 /// Runs another runner's segments on a thread of its own, so that segment
 /// k + 1 is recorded while segment k is garbled or evaluated (docs/DESIGN.md §11).

@@ -40,6 +40,10 @@ struct run_stats {
     phase_stats independent;
     phase_stats dependent;  ///< \copydoc independent
     phase_stats online;     ///< \copydoc independent
+    /// A streamed run that recorded each segment while a thread garbled or
+    /// evaluated the one before (session_options::pipeline_streams, or its
+    /// automatic choice where unset).
+    bool pipelined = false;
 };
 
 }  // namespace tandem

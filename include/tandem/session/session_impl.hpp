@@ -235,6 +235,7 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
             run_body(r);
             s.last = meter.finish(e, r.log.and_gates);
         }
+        s.last.pipelined = s.pipeline;
         ++s.runs;
     } catch (const std::exception& e) {
         fail(e);

@@ -21,6 +21,7 @@
 #include <tandem/party.hpp>
 #include <tandem/session/engine.hpp>
 #include <tandem/session/options.hpp>
+#include <tandem/session/pipelined.hpp>
 #include <tandem/session/remote_workers.hpp>
 
 #include <chrono>
@@ -57,7 +58,8 @@ struct session_state {
         : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
           rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
                               : os_random_block()),
-          seeded(o.insecure_seed.has_value()), progress(o.progress), pipeline(o.pipeline_streams),
+          seeded(o.insecure_seed.has_value()), progress(o.progress),
+          pipeline(o.pipeline_streams.value_or(ch && pipelining_pays(usable_cpus(), ch->peer_on_this_host()))),
           link_credentials(o.encrypt_links), security(o.security) {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
