@@ -13,6 +13,8 @@
 //     (`valgrind --tool=callgrind bench_record --stream-minimum 20000 --reps 1`)
 //     the total instructions over the gates it prints are issue 28's
 //     machine-independent measure.
+//   bench_record --stream-mul64 136|16 [--json] [--reps R]   bench_scale's one-shot job,
+//     Σ x_i·y_j over K 64-bit values per party, streamed and recorded the same way.
 #include "../examples/stream_apps.hpp"
 #include "common.hpp"
 
@@ -139,31 +141,33 @@ struct digest_runner final : tandem::detail::segment_runner {
     }
 };
 
-/// The streamed minimum of n values recorded, laid out and digested (see the top).
-int stream_minimum(std::uint64_t n, const bench::options& opt) {
-    auto fn = apps::minimum_stream<20>(n / 2, n - n / 2);
-    const auto value = [](std::uint64_t i) { return static_cast<std::uint32_t>((i * 2654435761u) & 0xFFFFF); };
+/// Records, lays out and digests a streamed function `reps` times with the
+/// two parties' feeds, as both parties of a streamed run do (see the top);
+/// prints the median time per gate under `name` and `what`.
+template <class Fn, class FeedA, class FeedB>
+int time_stream(Fn& fn, const FeedA& a, const FeedB& b, const std::string& name, const std::string& what,
+                const bench::options& opt) {
     std::vector<double> times;
     digest_runner last;
     for (int r = 0; r < opt.reps; ++r) {
         digest_runner runner;
         tandem::detail::stream_inputs feeds;
-        feeds.feeds.push_back(tandem::detail::make_feed(std::get<0>(fn.inputs()), value));
-        feeds.feeds.push_back(tandem::detail::make_feed(std::get<1>(fn.inputs()), value));
+        feeds.feeds.push_back(tandem::detail::make_feed(std::get<0>(fn.inputs()), a));
+        feeds.feeds.push_back(tandem::detail::make_feed(std::get<1>(fn.inputs()), b));
         const auto t0 = std::chrono::steady_clock::now();
         (void)fn.run(runner, feeds, tandem::reveal::both);
         times.push_back(bench::since(t0));
         last = runner;
     }
     const double med = bench::median(times), best = bench::minimum(times);
-    bench::record r("record", "stream_minimum_" + std::to_string(n));
+    bench::record r("record", name);
     r.add("seconds", med).add("seconds_min", best).add("reps", opt.reps).add("gates", last.gates)
         .add("segments", last.segments).add("ns_per_gate", med * 1e9 / static_cast<double>(last.gates))
         .add("peak_rss_bytes", bench::peak_rss_bytes());
     if (opt.json) {
         std::cout << r.json() << "\n";
     } else {
-        std::printf("record  streamed minimum of %llu: %llu gates in %llu segments\n", static_cast<unsigned long long>(n),
+        std::printf("record  %s: %llu gates in %llu segments\n", what.c_str(),
                     static_cast<unsigned long long>(last.gates), static_cast<unsigned long long>(last.segments));
         std::printf("  record + lay out + digest  %7.3f s median  %7.3f s min  %6.1f ns per gate\n", med, best,
                     med * 1e9 / static_cast<double>(last.gates));
@@ -171,21 +175,56 @@ int stream_minimum(std::uint64_t n, const bench::options& opt) {
     return 0;
 }
 
+/// The streamed minimum of n values recorded, laid out and digested (see the top).
+int stream_minimum(std::uint64_t n, const bench::options& opt) {
+    auto fn = apps::minimum_stream<20>(n / 2, n - n / 2);
+    const auto value = [](std::uint64_t i) { return static_cast<std::uint32_t>((i * 2654435761u) & 0xFFFFF); };
+    return time_stream(fn, value, value, "stream_minimum_" + std::to_string(n),
+                       "streamed minimum of " + std::to_string(n), opt);
+}
+
+/// bench_scale's one-shot job streamed: the sum of the K^2 products of K
+/// 64-bit values per party (K = 136: 18,496 products, 67 M ANDs), recorded,
+/// laid out and digested — what each party's recorder does in that run.
+template <std::size_t K>
+int stream_mul64(const bench::options& opt) {
+    using vec = std::array<tandem::secure_int<64>, K>;
+    auto fn = tandem::stream(
+        [](const vec& x, const vec& y) {
+            tandem::secure_int<64> sum = 0;
+            for (std::size_t i = 0; i < K; ++i)
+                for (std::size_t j = 0; j < K; ++j) sum = sum + x[i] * y[j];
+            return sum;
+        },
+        tandem::input<tandem::party::alice, vec>, tandem::input<tandem::party::bob, vec>);
+    std::array<std::int64_t, K> x{}, y{};
+    for (std::size_t i = 0; i < K; ++i) x[i] = static_cast<std::int64_t>(i * 0x9E3779B97F4A7C15ull), y[i] = -x[i] - 1;
+    return time_stream(fn, x, y, "stream_mul64_" + std::to_string(K),
+                       "streamed sum of " + std::to_string(K * K) + " 64-bit products", opt);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<char*> rest;
     bool peak = false;
-    std::uint64_t stream_n = 0;
+    std::uint64_t stream_n = 0, mul64_k = 0;
     for (int i = 0; i < argc; ++i) {
         if (i > 0 && std::string(argv[i]) == "--compile-peak") peak = true;
         else if (i > 0 && std::string(argv[i]) == "--stream-minimum" && i + 1 < argc) stream_n = std::stoull(argv[++i]);
+        else if (i > 0 && std::string(argv[i]) == "--stream-mul64" && i + 1 < argc) mul64_k = std::stoull(argv[++i]);
         else rest.push_back(argv[i]);
     }
     const bench::options opt = bench::parse(static_cast<int>(rest.size()), rest.data(),
-                                            "bench_record [--compile-peak | --stream-minimum N]");
+                                            "bench_record [--compile-peak | --stream-minimum N | --stream-mul64 136|16]");
     if (peak) return compile_peak(opt.json);
     if (stream_n != 0) return stream_minimum(stream_n, opt);
+    if (mul64_k == 136) return stream_mul64<136>(opt);
+    if (mul64_k == 16) return stream_mul64<16>(opt);
+    if (mul64_k != 0) {
+        std::cerr << "bench_record: --stream-mul64 takes 136 (bench_scale's job) or 16 (for callgrind)\n";
+        return 2;
+    }
     const int products = opt.quick ? 100 : 1000;
 
     // The first compile of a process is reported on its own: it pays for
