@@ -46,24 +46,36 @@ inline void multiply_truncated_schoolbook(builder& bld, bits_in a, bits_in b, bi
     std::copy(acc.begin(), acc.end(), out.begin());
 }
 
-/// out (2n bits) = a · b for n-bit a, b, schoolbook: 2n² - n ANDs.
+/// out = a · b mod 2^out.size() for n-bit a, b, schoolbook: the full product
+/// (2n bits, 2n² - n ANDs), or all but its top bit (2n - 1 bits, one AND
+/// less), which is all Karatsuba's middle product needs. No gate is made for
+/// a bit beyond out: a carry nobody reads would be recorded, then dropped as
+/// dead (and in a streamed run send its segment down the lay-out's dead-gate
+/// pass).
 inline void multiply_full_schoolbook(builder& bld, bits_in a, bits_in b, bits_out out) {
-    const std::size_t n = a.size();
+    const std::size_t n = a.size(), n_out = out.size();
     std::vector<wire_ref> acc(2 * n, false_ref), row(n);
     for (std::size_t i = 0; i < n; ++i) acc[i] = bld.and_(a[i], b[0]);
     for (std::size_t j = 1; j < n; ++j) {
         for (std::size_t i = 0; i < n; ++i) row[i] = bld.and_(a[i], b[j]);
-        // acc has j + n - 1 significant bits; the sum has j + n.
-        acc[j + n] = add(bld, bits_in(acc).subspan(j, n), row, false_ref, bits_out(acc).subspan(j, n), true);
+        // acc has j + n - 1 significant bits; the sum has j + n, the last its carry.
+        acc[j + n] = add(bld, bits_in(acc).subspan(j, n), row, false_ref, bits_out(acc).subspan(j, n), j + n < n_out);
     }
-    std::copy(acc.begin(), acc.end(), out.begin());
+    std::copy_n(acc.begin(), n_out, out.begin());
 }
 
-/// out (2n bits) = a · b for n-bit a, b, Karatsuba: three products of about n/2 bits.
+/// As multiply_full_schoolbook (out: 2n or 2n - 1 bits), by Karatsuba:
+/// three products of about n/2 bits, each asked only for the bits out needs
+/// (2n' or 2n' - 1 of its own n' bits again).
 inline void multiply_full_karatsuba(builder& bld, bits_in a, bits_in b, bits_out out) {
-    const std::size_t n = a.size();
+    const std::size_t n = a.size(), n_out = out.size();
     const std::size_t h = n / 2, m = n - h;  // low half h bits, high half m >= h bits
-    std::vector<wire_ref> z0(2 * h), z2(2 * m), sa(m + 1), sb(m + 1), z1(2 * m + 2);
+    // middle = z1 - z0 - z2 = a0·b1 + a1·b0 fits in 2m + 1 bits and lands at
+    // bit h, where only its bits below n_out - h count: w bits of it, and of
+    // z1 = sa·sb, are made. z0 and z2 are whole: the subtraction reads their
+    // bits below w (and z2's top bit is below w where n_out = 2n - 1).
+    const std::size_t w = std::min(2 * m + 1, n_out - h);
+    std::vector<wire_ref> z0(2 * h), z2(2 * m), sa(m + 1), sb(m + 1), z1(w);
     multiply_full(bld, a.first(h), b.first(h), z0);
     multiply_full(bld, a.subspan(h), b.subspan(h), z2);
     std::vector<wire_ref> a0(m, false_ref), b0(m, false_ref);
@@ -72,19 +84,17 @@ inline void multiply_full_karatsuba(builder& bld, bits_in a, bits_in b, bits_out
     sa[m] = add(bld, a0, a.subspan(h), false_ref, bits_out(sa).first(m), true);
     sb[m] = add(bld, b0, b.subspan(h), false_ref, bits_out(sb).first(m), true);
     multiply_full(bld, sa, sb, z1);
-    // middle = z1 - z0 - z2 = a0·b1 + a1·b0, which fits in 2m + 1 bits.
-    const std::size_t w = 2 * m + 1;
     std::vector<wire_ref> t(w, false_ref), middle(w);
-    std::copy_n(z0.begin(), 2 * h, t.begin());
-    sub(bld, bits_in(z1).first(w), t, middle);
+    std::copy_n(z0.begin(), std::min(2 * h, w), t.begin());
+    sub(bld, z1, t, middle);
     std::fill(t.begin(), t.end(), false_ref);
-    std::copy_n(z2.begin(), 2 * m, t.begin());
+    std::copy_n(z2.begin(), std::min(z2.size(), w), t.begin());
     sub(bld, middle, t, middle);
     // result = z0 + z2·2^(2h) + middle·2^h; z0 and z2 do not overlap.
-    std::vector<wire_ref> r(2 * n);
+    std::vector<wire_ref> r(n_out, false_ref);
     std::copy(z0.begin(), z0.end(), r.begin());
-    std::copy(z2.begin(), z2.end(), r.begin() + 2 * h);
-    const std::size_t top = 2 * n - h;  // bits h..2n-1 receive the middle term
+    std::copy_n(z2.begin(), n_out - 2 * h, r.begin() + 2 * h);
+    const std::size_t top = n_out - h;  // bits h..n_out-1 receive the middle term
     std::vector<wire_ref> mid(top, false_ref);
     std::copy_n(middle.begin(), std::min(w, top), mid.begin());
     add(bld, bits_in(r).subspan(h, top), mid, false_ref, bits_out(r).subspan(h, top));
