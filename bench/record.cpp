@@ -131,10 +131,12 @@ int compile_peak(bool json) {
 struct digest_runner final : tandem::detail::segment_runner {
     tandem::circuit_fingerprint digest;
     std::uint64_t gates = 0;
+    std::uint64_t ands = 0;
     std::uint64_t segments = 0;
     std::optional<std::vector<bool>> run(tandem::detail::stream_segment&& s) override {
         digest = tandem::detail::chain_segment_digest(digest, s);
         gates += s.data.gates.size();
+        ands += s.and_gates;
         ++segments;
         if (!s.open) return std::nullopt;
         return std::vector<bool>(s.data.output_slots.size() - s.carried, false);
@@ -161,14 +163,15 @@ int time_stream(Fn& fn, const FeedA& a, const FeedB& b, const std::string& name,
     }
     const double med = bench::median(times), best = bench::minimum(times);
     bench::record r("record", name);
-    r.add("seconds", med).add("seconds_min", best).add("reps", opt.reps).add("gates", last.gates)
+    r.add("seconds", med).add("seconds_min", best).add("reps", opt.reps).add("gates", last.gates).add("ands", last.ands)
         .add("segments", last.segments).add("ns_per_gate", med * 1e9 / static_cast<double>(last.gates))
         .add("peak_rss_bytes", bench::peak_rss_bytes());
     if (opt.json) {
         std::cout << r.json() << "\n";
     } else {
-        std::printf("record  %s: %llu gates in %llu segments\n", what.c_str(),
-                    static_cast<unsigned long long>(last.gates), static_cast<unsigned long long>(last.segments));
+        std::printf("record  %s: %llu gates (%llu ANDs) in %llu segments\n", what.c_str(),
+                    static_cast<unsigned long long>(last.gates), static_cast<unsigned long long>(last.ands),
+                    static_cast<unsigned long long>(last.segments));
         std::printf("  record + lay out + digest  %7.3f s median  %7.3f s min  %6.1f ns per gate\n", med, best,
                     med * 1e9 / static_cast<double>(last.gates));
     }

@@ -279,10 +279,10 @@ public:
     }
 
     /// a | b = a ^ b ^ (a & b): one AND.
-    wire_ref or_(wire_ref a, wire_ref b) { return xor_(xor_(a, b), and_(a, b)); }
+    [[gnu::always_inline]] wire_ref or_(wire_ref a, wire_ref b) { return xor_(xor_(a, b), and_(a, b)); }
 
     /// c ? a : b = b ^ (c & (a ^ b)): one AND.
-    wire_ref mux(wire_ref c, wire_ref a, wire_ref b) { return xor_(b, and_(c, xor_(a, b))); }
+    [[gnu::always_inline]] wire_ref mux(wire_ref c, wire_ref a, wire_ref b) { return xor_(b, and_(c, xor_(a, b))); }
 
     /// Declares the next output value from its bits.
     void add_output_value(const wire_ref* bits, std::uint32_t count);
@@ -427,11 +427,14 @@ private:
     }
 
     /// The id the next outer gate gets.
-    std::uint32_t next_wire_id() const {
+    [[gnu::always_inline]] std::uint32_t next_wire_id() const {
         const std::size_t id = rec_.wires.size();
-        if (id >= (std::size_t{1} << 31) - 1)
-            throw usage_error("tandem::compile: the circuit exceeds 2^31 wires; split the computation");
+        if (id >= (std::size_t{1} << 31) - 1) [[unlikely]]
+            too_many_wires();
         return static_cast<std::uint32_t>(id);
+    }
+    [[noreturn, gnu::noinline, gnu::cold]] static void too_many_wires() {
+        throw usage_error("tandem::compile: the circuit exceeds 2^31 wires; split the computation");
     }
 
     /// The cached NOT gate of wire w (0 if none yet).
@@ -448,6 +451,8 @@ private:
     /// complemented: that case is inlined into the caller.
     [[gnu::always_inline]] std::uint32_t materialize(wire_ref r) {
         if (!r.negated()) return r.id();
+        if (!in_instance())  // the cached NOT is in the wire's record
+            if (const std::uint32_t n = rec_.wires[r.id()].not_of; n != 0) return n;
         return materialize_complement(r);
     }
     [[gnu::noinline]] std::uint32_t materialize_complement(wire_ref r) {
@@ -489,6 +494,8 @@ private:
     /// A gate or region at level `level` above the recording's highest: the
     /// bucket counts grow with it (emit counts without checking bounds).
     [[gnu::noinline]] void raise_max_level(std::uint32_t level) {
+        if (level > recorded_gate::max_level)
+            throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
         rec_.max_level = level;
         const std::size_t need = 2 * (std::size_t{level} + 1);
         if (rec_.bucket_counts.size() < need) rec_.bucket_counts.resize(std::max<std::size_t>(64, 2 * need), 0u);
@@ -556,8 +563,6 @@ private:
         if (is_and && --and_countdown_ == 0) [[unlikely]]
             and_milestone(lvl);
         const std::uint32_t id = next_wire_id();
-        if (lvl > recorded_gate::max_level) [[unlikely]]
-            throw usage_error("tandem::compile: the circuit is deeper than 2^29 ANDs; split the computation");
         // The new gate is unread; an operand read for the first time no longer is.
         unread_ += 1u - (ux == 0 ? 1u : 0u) - (binary && uy == 0 ? 1u : 0u);
         std::uint32_t next0 = 0, next1 = 0;
@@ -573,7 +578,7 @@ private:
         }
         const std::uint32_t level_kind = lvl << 2 | k;
         rec_.wires.push_back({x, y, level_kind, 0, 0, 0, next0, next1});
-        rec_.chain.add(x, y, level_kind);
+        if (chain_gates_) rec_.chain.add(x, y, level_kind);  // a streamed segment's digest (cut)
         if (binary && std::min(ux, uy) >= short_list) twins_insert(id);  // both now read more than short_list times
         if (lvl > rec_.max_level) [[unlikely]]
             raise_max_level(lvl);
@@ -692,6 +697,7 @@ private:
     std::uint32_t unread_ = 0;  ///< wires of the recording nobody reads yet, the constant aside (close_recording)
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
     bool instance_open_ = false;            ///< an instance of region_ is open (one load on emit's path)
+    bool chain_gates_ = false;              ///< a streamed run: emit chains each gate into rec_.chain
     std::vector<std::string> region_names_;  ///< every region begun, recorded or not (for messages)
     std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region_names_ index
 };

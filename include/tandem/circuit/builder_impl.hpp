@@ -29,6 +29,7 @@ TANDEM_INLINE builder::builder(std::uint64_t segment_ands, segment_runner& runne
     runner_ = &runner;
     segment_ands_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(segment_ands, default_segment_ands));
     stream_limit_ = segment_ands;
+    chain_gates_ = true;  // until record_compile()
     arm_and_countdown();
 }
 
@@ -71,6 +72,7 @@ TANDEM_INLINE void builder::add_output_value(const wire_ref* bits, std::uint32_t
 TANDEM_INLINE void builder::record_compile() {
     if (!streaming() || rec_.gate_count() != 0) internal_error("record_compile() after the first gate");
     compile_ = true;
+    chain_gates_ = false;
     rec_.input_slots.resize(rec_.input_bits);
     for (std::uint32_t k = 0; k < rec_.input_bits; ++k) rec_.input_slots[k] = k;
     pool_.count = rec_.input_bits;

@@ -36,6 +36,13 @@ enum class gate_kind : std::uint8_t {
 #undef TANDEM_GATE_ENUM
 };
 
+/// How many kinds the list has (their codes are 0..gate_kind_count-1).
+inline constexpr unsigned gate_kind_count = 0
+#define TANDEM_GATE_COUNT(name, text, inputs, free) +1
+    TANDEM_FOR_EACH_GATE_KIND(TANDEM_GATE_COUNT)
+#undef TANDEM_GATE_COUNT
+    ;
+
 /// Name of a gate kind as Bristol Fashion spells it.
 constexpr std::string_view to_string(gate_kind k) noexcept {
     switch (k) {

@@ -39,9 +39,16 @@
 namespace tandem::detail {
 
 /// The bucket a live gate is levelled into: its level's ANDs, then its XORs and NOTs.
-inline std::size_t bucket_of(const recorded_gate& x) noexcept {
-    return 2 * std::size_t{x.level()} + (is_free(x.kind()) ? 1 : 0);
-}
+/// From level_kind = level << 2 | kind it is (level_kind + 1) >> 1, two
+/// instructions on the scatter's path, as long as the kind codes keep ANDs at
+/// 0 and the free kinds at 1 and 2 (checked below: a new kind revisits this).
+inline std::size_t bucket_of(std::uint32_t level_kind) noexcept { return (std::size_t{level_kind} + 1) >> 1; }
+static_assert([] {
+    for (unsigned k = 0; k < gate_kind_count; ++k)
+        if (((k + 1) >> 1) != (is_free(static_cast<gate_kind>(k)) ? 1u : 0u)) return false;
+    return gate_kind_count <= 3;
+}(), "bucket_of's (level_kind + 1) >> 1 needs AND = 0 and the free kinds = 1, 2");
+inline std::size_t bucket_of(const recorded_gate& x) noexcept { return bucket_of(x.level_kind); }
 
 /// Pass 0, forwards in record order: exact structural common subexpressions.
 /// Two gates of the same kind reading the same operands (unordered for AND

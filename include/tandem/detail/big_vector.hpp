@@ -273,7 +273,7 @@ public:
     }
     /// One compare and a store while there is room: the recorder appends
     /// every gate it records this way (circuit/builder.hpp).
-    void push_back(const T& v) {
+    [[gnu::always_inline]] void push_back(const T& v) {
         if (n_ == cap_) [[unlikely]]
             grow_to(std::max<std::size_t>(16, 2 * cap_));
         p_[n_++] = v;
