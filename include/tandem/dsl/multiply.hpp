@@ -16,7 +16,7 @@
 // width 4..136 (tests/dsl_gate_counts.cpp "karatsuba_crossover" prints them):
 //  * full product: Karatsuba is smaller for every n >= 14 (13: 337 vs 325);
 //  * truncated: Karatsuba is smaller for every n >= 32 (31: 944 vs 931;
-//    32: 975 vs 993; 64: 3621 vs 4033; 128: 12601 vs 16257).
+//    32: 975 vs 993; 64: 3605 vs 4033; 128: 12471 vs 16257).
 #pragma once
 
 #include <tandem/dsl/arith.hpp>
