@@ -120,7 +120,8 @@ struct recorded_gate {
     /// Kind code of a region output: a wire written by a region instance, not a gate.
     static constexpr std::uint32_t region_output = 3;
     std::uint32_t level() const noexcept { return (level_kind >> 2) & max_level; }
-    gate_kind kind() const noexcept { return static_cast<gate_kind>(level_kind & 3u); }
+    static gate_kind kind_of(std::uint32_t level_kind) noexcept { return static_cast<gate_kind>(level_kind & 3u); }
+    gate_kind kind() const noexcept { return kind_of(level_kind); }
     bool is_region_output() const noexcept { return (level_kind & 3u) == region_output; }
 };
 
@@ -697,7 +698,9 @@ private:
     std::uint32_t unread_ = 0;  ///< wires of the recording nobody reads yet, the constant aside (close_recording)
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
     bool instance_open_ = false;            ///< an instance of region_ is open (one load on emit's path)
-    bool chain_gates_ = false;              ///< a streamed run: emit chains each gate into rec_.chain
+    /// streamed_run(), cached as one load for emit: only a streamed segment's digest reads rec_.chain
+    /// (set by the streaming constructor, cleared by record_compile, the two places streamed_run() changes).
+    bool chain_gates_ = false;
     std::vector<std::string> region_names_;  ///< every region begun, recorded or not (for messages)
     std::unordered_map<std::uint32_t, std::uint32_t> instance_region_;  ///< instance serial -> region_names_ index
 };

@@ -140,7 +140,7 @@ TANDEM_INLINE void lay_out_by_id(recording& rec, const std::vector<std::uint32_t
     std::uint32_t* const next_of = next.data();
     const auto place = [&](const recorded_gate& x, std::uint32_t g) {
         const std::uint32_t in0 = x.in0, in1 = x.in1, lk = x.level_kind;  // loaded once: the store may alias x
-        placed[next_of[bucket_of(lk)]++] = gate{in0, in1, first + g, static_cast<gate_kind>(lk & 3u)};
+        placed[next_of[bucket_of(lk)]++] = gate{in0, in1, first + g, recorded_gate::kind_of(lk)};
     };
     if (rec.deduplicated && rec.unread_gates == 0 && rec.regions.empty()) {  // all live (lay_out, pass 1)
         for (std::uint32_t g = 0; g < n_gates; ++g) place(gates[g], g);
