@@ -15,10 +15,16 @@
 //     machine-independent measure.
 //   bench_record --stream-mul64 136|16 [--json] [--reps R]   bench_scale's one-shot job,
 //     Σ x_i·y_j over K 64-bit values per party, streamed and recorded the same way.
+//   ... --garble   the streamed runs above, each segment also garbled as the
+//     garbler does (labels in memory, tables counted, not sent): the
+//     levelled stream's whole computation on the garbler's side.
+//   ... --eager    the same runs garbled as they are made (gc/eager.hpp,
+//     an eager builder): nothing recorded or laid out; compare with --garble.
 #include "../examples/stream_apps.hpp"
 #include "common.hpp"
 
 #include <tandem/tandem.hpp>
+#include <tandem/gc/eager.hpp>
 #include <tandem/session/stream.hpp>  // detail::chain_segment_digest
 
 #include <array>
@@ -143,28 +149,115 @@ struct digest_runner final : tandem::detail::segment_runner {
     }
 };
 
+/// Counts the tables a garbler writes (sends nothing).
+struct counting_sink {
+    std::uint64_t blocks = 0;
+    void write(const tandem::block*, std::size_t n) noexcept { blocks += n; }
+};
+using bench_garbler = tandem::gc::garbler_core<tandem::rekeyed_hash, counting_sink>;
+
+/// digest_runner, then each segment garbled as stream_runner's garbler does
+/// (carried labels moved, inputs' zero labels drawn, every step run).
+struct garbling_runner final : tandem::detail::segment_runner {
+    digest_runner digests;
+    tandem::prg rng{tandem::block(2026, 1205)};
+    tandem::block delta = rng.next() | tandem::block(0, 1);
+    counting_sink sink;
+    bench_garbler core{rng.next(), delta, sink};
+    tandem::gc::detail::label_array labels, spare;
+    std::vector<std::uint32_t> carried_from;
+    std::uint64_t next_and = 0;
+    std::optional<std::vector<bool>> run(tandem::detail::stream_segment&& s) override {
+        if (spare.size() < s.data.slot_count) spare.resize(s.data.slot_count);
+        for (std::size_t c = 0; c < carried_from.size(); ++c) spare[c + 1] = labels[carried_from[c]];
+        labels.swap(spare);
+        for (const tandem::detail::stream_input_bit& in : s.inputs) labels[in.slot] = rng.next();
+        next_and = tandem::gc::detail::run_all_steps(core, s.data, labels, next_and);
+        carried_from.assign(s.data.output_slots.begin(), s.data.output_slots.begin() + s.carried);
+        return digests.run(std::move(s));
+    }
+};
+
+/// The garbler's side of an eager run: each gate garbled as it is made.
+struct eager_garbler final : tandem::detail::gate_sink {
+    tandem::prg rng{tandem::block(2026, 1205)};
+    tandem::block delta = rng.next() | tandem::block(0, 1);
+    counting_sink sink;
+    bench_garbler core{rng.next(), delta, sink};
+    tandem::gc::eager_labels<bench_garbler> labels{core, delta};
+    std::uint64_t made_gates = 0, segments = 0;
+    void gates(std::span<const tandem::gate> made) override {
+        labels.run(made);
+        made_gates += made.size();
+    }
+    void inputs(std::uint32_t first, tandem::party, std::uint32_t bits, const std::uint8_t*) override {
+        for (std::uint32_t k = 0; k < bits; ++k) labels.set(first + k, rng.next());
+    }
+    std::optional<std::vector<bool>> end_segment(std::span<const std::uint32_t> carried,
+                                                 std::span<const std::uint32_t> opened,
+                                                 std::optional<tandem::reveal> who,
+                                                 const tandem::detail::gate_sum&) override {
+        ++segments;
+        std::optional<std::vector<bool>> bits;
+        if (who) {  // the garbler's decoding bits stand for the opened values
+            bits.emplace();
+            for (const std::uint32_t w : opened)
+                bits->push_back(w == tandem::output_false || w == tandem::output_true ? w == tandem::output_true
+                                                                                       : labels.get(w).lsb());
+        }
+        labels.carry(carried);
+        return bits;
+    }
+};
+
 /// Records, lays out and digests a streamed function `reps` times with the
 /// two parties' feeds, as both parties of a streamed run do (see the top);
 /// prints the median time per gate under `name` and `what`.
+enum class stream_mode { record, garble, eager };
+
+/// What one streamed run did: gates, ANDs and segments run.
+struct stream_counts {
+    std::uint64_t gates = 0, ands = 0, segments = 0;
+    std::uint64_t windows = 0;  ///< an eager run's windows (gc/eager.hpp)
+};
+
+template <class Fn, class FeedA, class FeedB>
+stream_counts run_stream_once(Fn& fn, const FeedA& a, const FeedB& b, stream_mode mode) {
+    tandem::detail::stream_inputs feeds;
+    feeds.feeds.push_back(tandem::detail::make_feed(std::get<0>(fn.inputs()), a));
+    feeds.feeds.push_back(tandem::detail::make_feed(std::get<1>(fn.inputs()), b));
+    if (mode == stream_mode::eager) {
+        eager_garbler sink;
+        (void)fn.run(static_cast<tandem::detail::gate_sink&>(sink), feeds, tandem::reveal::both);
+        return {sink.made_gates, sink.labels.next_and(), sink.segments, sink.labels.windows()};
+    }
+    if (mode == stream_mode::garble) {
+        garbling_runner runner;
+        (void)fn.run(runner, feeds, tandem::reveal::both);
+        return {runner.digests.gates, runner.digests.ands, runner.digests.segments};
+    }
+    digest_runner runner;
+    (void)fn.run(runner, feeds, tandem::reveal::both);
+    return {runner.gates, runner.ands, runner.segments};
+}
+
 template <class Fn, class FeedA, class FeedB>
 int time_stream(Fn& fn, const FeedA& a, const FeedB& b, const std::string& name, const std::string& what,
-                const bench::options& opt) {
+                const bench::options& opt, stream_mode mode) {
     std::vector<double> times;
-    digest_runner last;
+    stream_counts last;
     for (int r = 0; r < opt.reps; ++r) {
-        digest_runner runner;
-        tandem::detail::stream_inputs feeds;
-        feeds.feeds.push_back(tandem::detail::make_feed(std::get<0>(fn.inputs()), a));
-        feeds.feeds.push_back(tandem::detail::make_feed(std::get<1>(fn.inputs()), b));
         const auto t0 = std::chrono::steady_clock::now();
-        (void)fn.run(runner, feeds, tandem::reveal::both);
+        last = run_stream_once(fn, a, b, mode);
         times.push_back(bench::since(t0));
-        last = runner;
     }
     const double med = bench::median(times), best = bench::minimum(times);
-    bench::record r("record", name);
+    static constexpr const char* mode_names[] = {"record + lay out + digest", "... + garble", "garbled as made (eager)"};
+    const char* how = mode_names[static_cast<int>(mode)];
+    bench::record r("record", name + (mode == stream_mode::garble ? "_garbled" : mode == stream_mode::eager ? "_eager" : ""));
     r.add("seconds", med).add("seconds_min", best).add("reps", opt.reps).add("gates", last.gates).add("ands", last.ands)
         .add("segments", last.segments).add("ns_per_gate", med * 1e9 / static_cast<double>(last.gates))
+        .add("windows", last.windows)
         .add("peak_rss_bytes", bench::peak_rss_bytes());
     if (opt.json) {
         std::cout << r.json() << "\n";
@@ -172,25 +265,28 @@ int time_stream(Fn& fn, const FeedA& a, const FeedB& b, const std::string& name,
         std::printf("record  %s: %llu gates (%llu ANDs) in %llu segments\n", what.c_str(),
                     static_cast<unsigned long long>(last.gates), static_cast<unsigned long long>(last.ands),
                     static_cast<unsigned long long>(last.segments));
-        std::printf("  record + lay out + digest  %7.3f s median  %7.3f s min  %6.1f ns per gate\n", med, best,
+        std::printf("  %-26s %7.3f s median  %7.3f s min  %6.1f ns per gate\n", how, med, best,
                     med * 1e9 / static_cast<double>(last.gates));
+        if (last.windows != 0)
+            std::printf("  %llu windows, %.0f ANDs per window\n", static_cast<unsigned long long>(last.windows),
+                        static_cast<double>(last.ands) / static_cast<double>(last.windows));
     }
     return 0;
 }
 
 /// The streamed minimum of n values recorded, laid out and digested (see the top).
-int stream_minimum(std::uint64_t n, const bench::options& opt) {
+int stream_minimum(std::uint64_t n, const bench::options& opt, stream_mode mode) {
     auto fn = apps::minimum_stream<20>(n / 2, n - n / 2);
     const auto value = [](std::uint64_t i) { return static_cast<std::uint32_t>((i * 2654435761u) & 0xFFFFF); };
     return time_stream(fn, value, value, "stream_minimum_" + std::to_string(n),
-                       "streamed minimum of " + std::to_string(n), opt);
+                       "streamed minimum of " + std::to_string(n), opt, mode);
 }
 
 /// bench_scale's one-shot job streamed: the sum of the K^2 products of K
 /// 64-bit values per party (K = 136: 18,496 products, 67 M ANDs), recorded,
 /// laid out and digested — what each party's recorder does in that run.
 template <std::size_t K>
-int stream_mul64(const bench::options& opt) {
+int stream_mul64(const bench::options& opt, stream_mode mode) {
     using vec = std::array<tandem::secure_int<64>, K>;
     auto fn = tandem::stream(
         [](const vec& x, const vec& y) {
@@ -203,7 +299,7 @@ int stream_mul64(const bench::options& opt) {
     std::array<std::int64_t, K> x{}, y{};
     for (std::size_t i = 0; i < K; ++i) x[i] = static_cast<std::int64_t>(i * 0x9E3779B97F4A7C15ull), y[i] = -x[i] - 1;
     return time_stream(fn, x, y, "stream_mul64_" + std::to_string(K),
-                       "streamed sum of " + std::to_string(K * K) + " 64-bit products", opt);
+                       "streamed sum of " + std::to_string(K * K) + " 64-bit products", opt, mode);
 }
 
 }  // namespace
@@ -212,18 +308,21 @@ int main(int argc, char** argv) {
     std::vector<char*> rest;
     bool peak = false;
     std::uint64_t stream_n = 0, mul64_k = 0;
+    stream_mode mode = stream_mode::record;
     for (int i = 0; i < argc; ++i) {
         if (i > 0 && std::string(argv[i]) == "--compile-peak") peak = true;
         else if (i > 0 && std::string(argv[i]) == "--stream-minimum" && i + 1 < argc) stream_n = std::stoull(argv[++i]);
         else if (i > 0 && std::string(argv[i]) == "--stream-mul64" && i + 1 < argc) mul64_k = std::stoull(argv[++i]);
+        else if (i > 0 && std::string(argv[i]) == "--garble") mode = stream_mode::garble;
+        else if (i > 0 && std::string(argv[i]) == "--eager") mode = stream_mode::eager;
         else rest.push_back(argv[i]);
     }
     const bench::options opt = bench::parse(static_cast<int>(rest.size()), rest.data(),
-                                            "bench_record [--compile-peak | --stream-minimum N | --stream-mul64 136|16]");
+                                            "bench_record [--compile-peak | --stream-minimum N | --stream-mul64 136|16 [--garble | --eager]]");
     if (peak) return compile_peak(opt.json);
-    if (stream_n != 0) return stream_minimum(stream_n, opt);
-    if (mul64_k == 136) return stream_mul64<136>(opt);
-    if (mul64_k == 16) return stream_mul64<16>(opt);
+    if (stream_n != 0) return stream_minimum(stream_n, opt, mode);
+    if (mul64_k == 136) return stream_mul64<136>(opt, mode);
+    if (mul64_k == 16) return stream_mul64<16>(opt, mode);
     if (mul64_k != 0) {
         std::cerr << "bench_record: --stream-mul64 takes 136 (bench_scale's job) or 16 (for callgrind)\n";
         return 2;

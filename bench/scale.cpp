@@ -5,7 +5,7 @@
 // time, and its peak RSS (getrusage). Memory should stay flat for streamed
 // jobs however large they get.
 //
-//   bench_scale [--case minimum|edit|mul64|all] [--quick] [--json] [--reps N] [--segment-ands K] [--pipeline]
+//   bench_scale [--case minimum|edit|mul64|all] [--quick] [--json] [--reps N] [--segment-ands K] [--pipeline] [--eager]
 //
 //   minimum   ME-SFE §4.2.4: the minimum (and its index) of n 20-bit values, half
 //             from each party, n = 10^4, 10^5, 10^6 (streamed)
@@ -15,6 +15,8 @@
 // Reported per job: the slower party's wall time, both parties' peak RSS,
 // ANDs and AND/s (of the wall time). --reps repeats each job in fresh processes.
 // --pipeline runs each streamed job a second time right after it with
+// --eager runs each streamed job a second time right after it garbled as it
+// is made (streamed_function::eager: nothing recorded or laid out).
 // session_options::pipeline_streams (recording overlapped with garbling); each
 // party then gets two cores where the machine has four, else still one.
 #include "common.hpp"
@@ -42,6 +44,7 @@ struct job {
     std::uint64_t size;   // values, symbols, or values per party
     bool streamed = true;
     bool pipelined = false;  // streamed with session_options::pipeline_streams
+    bool eager = false;      // streamed with streamed_function::eager
 };
 
 struct party_figures {
@@ -84,7 +87,7 @@ secure_int<64> mul64_sum(const std::array<secure_int<64>, K>& x, const std::arra
 }
 
 template <std::size_t K>
-party_figures run_mul64(session& s, bool streamed, std::chrono::steady_clock::time_point t0) {
+party_figures run_mul64(session& s, bool streamed, bool eager, std::chrono::steady_clock::time_point t0) {
     using vec = std::array<secure_int<64>, K>;
     std::array<std::int64_t, K> x{}, y{};
     for (std::size_t i = 0; i < K; ++i) x[i] = value_of(2, i) * 977, y[i] = -static_cast<std::int64_t>(value_of(3, i));
@@ -93,6 +96,7 @@ party_figures run_mul64(session& s, bool streamed, std::chrono::steady_clock::ti
     std::int64_t got = 0;
     if (streamed) {
         auto fn = stream([](vec a, vec b) { return mul64_sum<K>(a, b); }, input<party::alice, vec>, input<party::bob, vec>);
+        fn.eager = eager;
         got = s.me() == party::alice ? s.run(fn, x) : s.run(fn, y);
     } else {
         const auto c = compile([](const vec& a, const vec& b) { return mul64_sum<K>(a, b); }, input<party::alice, vec>,
@@ -125,6 +129,7 @@ int run_party(party me, const job& j, std::uint16_t port, std::uint64_t segment_
         }
         auto fn = apps::minimum_stream<20>(na, nb);
         fn.segment_ands = segment_ands;
+        fn.eager = j.eager;
         const auto [value, index] = me == party::alice ? s.run(fn, alice) : s.run(fn, bob);
         f.wall = bench::since(t0);
         f.ok = value == best.first && index == best.second;
@@ -133,11 +138,13 @@ int run_party(party me, const job& j, std::uint16_t port, std::uint64_t segment_
         for (std::uint64_t i = 0; i < j.size; ++i) a[i] = value_of(4, i) & 1, b[i] = value_of(5, i) & 1;
         auto fn = apps::edit_distance_stream<1>(j.size, j.size);
         fn.segment_ands = segment_ands;
+        fn.eager = j.eager;
         const std::uint32_t d = me == party::alice ? s.run(fn, a) : s.run(fn, b);
         f.wall = bench::since(t0);
         f.ok = d == apps::edit_distance_plain(a, b);
     } else {
-        f = j.size == mul64_quick ? run_mul64<mul64_quick>(s, j.streamed, t0) : run_mul64<mul64_values>(s, j.streamed, t0);
+        f = j.size == mul64_quick ? run_mul64<mul64_quick>(s, j.streamed, j.eager, t0)
+                                  : run_mul64<mul64_values>(s, j.streamed, j.eager, t0);
     }
     f.online = s.last_run().seconds;
     f.and_gates = s.last_run().and_gates;
@@ -167,8 +174,8 @@ int main(int argc, char** argv) {
     // A party process: bench_scale --party alice|bob kind size streamed port segment_ands out
     if (argc == 9 && std::string(argv[1]) == "--party") {
         try {
-            const std::string mode = argv[5];  // 0 compiled, 1 streamed, 2 streamed and pipelined
-            const job j{argv[3], std::stoull(argv[4]), mode != "0", mode == "2"};
+            const std::string mode = argv[5];  // 0 compiled, 1 streamed, 2 streamed and pipelined, 3 eager
+            const job j{argv[3], std::stoull(argv[4]), mode != "0", mode == "2", mode == "3"};
             return run_party(std::string(argv[2]) == "alice" ? party::alice : party::bob, j,
                              static_cast<std::uint16_t>(std::stoul(argv[6])), std::stoull(argv[7]), argv[8]);
         } catch (const std::exception& e) {
@@ -177,12 +184,14 @@ int main(int argc, char** argv) {
         }
     }
     std::string which = "all";
-    bool pipeline = false;
+    bool pipeline = false, eager = false;
     std::uint64_t segment_ands = default_segment_ands;
     std::vector<char*> rest{argv[0]};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--pipeline") {
+        if (a == "--eager") {
+            eager = true;
+        } else if (a == "--pipeline") {
             pipeline = true;
         } else if ((a == "--case" || a == "--segment-ands") && i + 1 < argc) {
             (a == "--case" ? which = argv[++i] : (segment_ands = std::stoull(argv[++i]), which));
@@ -190,7 +199,7 @@ int main(int argc, char** argv) {
             rest.push_back(argv[i]);
         }
     }
-    const bench::options opt = bench::parse(static_cast<int>(rest.size()), rest.data(), "bench_scale [--case minimum|edit|mul64|all] [--segment-ands K] [--pipeline]");
+    const bench::options opt = bench::parse(static_cast<int>(rest.size()), rest.data(), "bench_scale [--case minimum|edit|mul64|all] [--segment-ands K] [--pipeline] [--eager]");
     std::vector<job> jobs;
     const bool all = which == "all";
     if (all || which == "minimum")
@@ -201,13 +210,14 @@ int main(int argc, char** argv) {
             jobs.push_back({"edit", l});
     if (all || which == "mul64")
         for (const bool streamed : {true, false}) jobs.push_back({"mul64", opt.quick ? mul64_quick : mul64_values, streamed});
-    if (pipeline) {  // each streamed job again, pipelined, right after it
-        std::vector<job> both;
+    if (pipeline || eager) {  // each streamed job again, pipelined and/or eager, right after it
+        std::vector<job> more;
         for (const job& j : jobs) {
-            both.push_back(j);
-            if (j.streamed) both.push_back({j.kind, j.size, true, true});
+            more.push_back(j);
+            if (j.streamed && pipeline) more.push_back({j.kind, j.size, true, true});
+            if (j.streamed && eager) more.push_back({j.kind, j.size, true, false, true});
         }
-        jobs = std::move(both);
+        jobs = std::move(more);
     }
     if (jobs.empty()) {
         std::cerr << "bench_scale: unknown --case '" << which << "'\n";
@@ -224,7 +234,7 @@ int main(int argc, char** argv) {
             const std::string base = dir + "/bench_scale_" + std::to_string(getpid()) + "_";
             const auto args = [&](const char* who) {
                 return std::vector<std::string>{argv[0], "--party", who, j.kind, std::to_string(j.size),
-                                                j.pipelined ? "2" : j.streamed ? "1" : "0", port, std::to_string(segment_ands), base + who};
+                                                j.eager ? "3" : j.pipelined ? "2" : j.streamed ? "1" : "0", port, std::to_string(segment_ands), base + who};
             };
             const pid_t a = bench::spawn_self(args("alice"));
             const pid_t b = bench::spawn_self(args("bob"));
@@ -241,7 +251,7 @@ int main(int argc, char** argv) {
             online.push_back(std::max(fa.online, fb.online));
         }
         const double med = bench::median(wall), mn = bench::minimum(wall);
-        const std::string mode = j.pipelined ? "pipelined" : j.streamed ? "streamed" : "compiled";
+        const std::string mode = j.eager ? "eager" : j.pipelined ? "pipelined" : j.streamed ? "streamed" : "compiled";
         const std::string name = j.kind + " " + std::to_string(j.size);
         if (opt.json) {
             std::cout << bench::record("scale", j.kind)

@@ -209,6 +209,7 @@ struct session_config {
     garbling_hash hash = garbling_hash::rekeyed;
     bool aesni = false;  ///< this process uses the AES-NI kernels, not VAES (not seen by the peer)
     tandem::security security = tandem::security::semi_honest;  ///< malicious: authenticated garbling over plain links
+    bool eager = false;  ///< the streamed function garbled as it is made (streamed_function::eager; semi-honest)
 
     static constexpr std::size_t bytes = 2;
 
@@ -217,6 +218,7 @@ struct session_config {
         session_config c;
         c.security = (b2 & 1) != 0 ? tandem::security::malicious : tandem::security::semi_honest;
         const bool malicious = c.security == tandem::security::malicious;
+        c.eager = (b2 & 2) != 0 && (b & 2) != 0 && !malicious;  // a streamed run's mode; malicious refuses it
         c.me = (b & 1) != 0 ? party::bob : party::alice;
         c.streamed = (b & 2) != 0;
         // Streamed and malicious runs refuse IPP (a usage error, before any byte)...
@@ -233,7 +235,7 @@ struct session_config {
         return {static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp || pipeline ? 4 : 0) |
                                           (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
                                           (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0)),
-                static_cast<std::uint8_t>(security == tandem::security::malicious ? 1 : 0)};
+                static_cast<std::uint8_t>((security == tandem::security::malicious ? 1 : 0) | (eager ? 2 : 0))};
     }
     /// Chooses this process's AES kernels as the configuration says.
     void use_kernels() const {

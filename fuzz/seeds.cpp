@@ -98,6 +98,7 @@ std::vector<bytes> record_peer(const fuzz::session_config& cfg, bool run) {
             session& s = *sessions[i];
             if (cfg.streamed) {
                 auto fn = fuzz::streamed_program();
+                fn.eager = cfg.eager;
                 (void)s.run(cfg.who, fn, p == party::alice ? fuzz::alice_sequence : fuzz::bob_sequence);
             } else {
                 const fuzz::program& prog = cfg.compiled();
@@ -123,6 +124,7 @@ std::string session_name(const fuzz::session_config& c) {
     n += "-t" + std::to_string(c.threads);
     if (c.ipp) n += "-ipp";
     if (c.pipeline) n += "-pipelined";
+    if (c.eager) n += "-eager";
     if (c.who != reveal::both) n += c.who == reveal::alice ? "-to-alice" : "-to-bob";
     if (c.hash == garbling_hash::fixed_key) n += "-fixed-key";
     if (c.aesni) n += "-aesni";
@@ -167,6 +169,14 @@ void session_seeds(seed_writer& out) {
             k.me = me;
             k.streamed = streamed;
             k.aesni = true;
+            configs.push_back(k);
+        }
+        for (reveal who : {reveal::both, reveal::bob}) {  // garbled as made: windows, their counts, headers after tables
+            fuzz::session_config k;
+            k.me = me;
+            k.streamed = true;
+            k.eager = true;
+            k.who = who;
             configs.push_back(k);
         }
     }

@@ -1,7 +1,7 @@
 // fuzz_session: one party of a whole session — handshake, base OTs or the
 // authenticated bits, worker links, one run of a compiled circuit (1 or 2
 // threads, with or without IPP) or of a streamed function (1 or 2 threads,
-// pipelined or not), semi-honest or malicious (authenticated garbling: the
+// pipelined or not, or garbled as it is made), semi-honest or malicious (authenticated garbling: the
 // AND triples, masks and Beaver openings, the tables, masked input bits and
 // the AND check all come from the peer) — whose peer's bytes on every link
 // are the fuzz input (fuzz.hpp: two configuration bytes, then the links).
@@ -47,6 +47,7 @@ void run_session(const fuzz::session_config& cfg, std::vector<std::span<const st
     };
     if (cfg.streamed) {
         auto fn = fuzz::streamed_program();
+        fn.eager = cfg.eager;
         const auto got = s.run(cfg.who, fn, alice ? fuzz::alice_sequence : fuzz::bob_sequence);
         auto plain = fuzz::streamed_program();
         check(got.has_value(), got && *got == plain.eval_plain(fuzz::alice_sequence, fuzz::bob_sequence), "streamed run");

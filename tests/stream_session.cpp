@@ -201,10 +201,12 @@ TEST_CASE("stream_session.wrong_inputs_are_usage_errors") {
 }
 
 TEST_CASE("stream_session.cut_link_fails_both_sides_quickly") {
-    for (const std::uint64_t cut_after : {200u, 5000u, 60000u, 400000u, 60001u, 400001u}) {
+    // Even: pipelined; ending in 1: not; ending in 3: garbled as made (streamed_function::eager).
+    for (const std::uint64_t cut_after : {200u, 5000u, 60000u, 400000u, 60001u, 400001u, 5003u, 60003u, 400003u}) {
         INFO("cut after " << cut_after << " bytes");
         auto fn = apps::minimum_stream<20>(3000, 3000);
         fn.segment_ands = 2000;
+        fn.eager = cut_after % 10 == 3;
         const std::vector<std::uint32_t> values(3000, 5);
         wiring w = make_wiring(0);
         auto was_cut = std::make_shared<std::atomic<bool>>(false);

@@ -326,8 +326,10 @@ public:
                                                                           const Args&... mine) {
         const detail::stream_inputs feeds = fn.feeds_for(me(), mine...);  // before anything is sent
         std::optional<typename streamed_function<F, Ins...>::output_type> out;
-        run_stream(who, fn.segment_ands, fn.signature(), fn.expected_ands,
-                   [&](detail::segment_runner& runner) { out = fn.run(runner, feeds, who); });
+        run_stream(who, fn.segment_ands, fn.signature(), fn.expected_ands, fn.eager,
+                   [&](detail::segment_runner* runner, detail::gate_sink* sink) {
+                       out = runner != nullptr ? fn.run(*runner, feeds, who) : fn.run(*sink, feeds, who);
+                   });
         return out;
     }
 
@@ -411,12 +413,14 @@ private:
                                                   const std::vector<std::uint8_t>& my_bits,
                                                   const detail::batch_context* batch);
 
-    /// A streamed run's protocol around `body`, which records the function
-    /// and hands its segments to the runner it is given (the session's engine,
-    /// pipelined or not): the run header, the statistics, and on failure the
-    /// session closed.
+    /// A streamed run's protocol around `body`, which runs the function and
+    /// hands its segments to the runner it is given (the session's engine,
+    /// pipelined or not), or, eager, its gates to the sink it is given (the
+    /// other pointer is null): the run header, the statistics, and on
+    /// failure the session closed.
     void run_stream(reveal who, std::uint64_t segment_ands, const std::vector<std::uint64_t>& signature,
-                    std::uint64_t expected_ands, const std::function<void(detail::segment_runner&)>& body);
+                    std::uint64_t expected_ands, bool eager,
+                    const std::function<void(detail::segment_runner*, detail::gate_sink*)>& body);
 
     std::string wrong_inputs_message(std::size_t given) const {
         return "session::run: the " + std::to_string(given) + " value(s) given are not " +

@@ -238,6 +238,35 @@ protected:
     ~segment_runner() = default;
 };
 
+/// Where an eager builder hands its gates as they are made (garble as you
+/// go, docs/DESIGN.md §11): nothing is recorded or levelled; the builder
+/// passes them on in made order, a few hundred at a time (a call per gate
+/// cost more than an XOR's label), and the sink computes each gate's value
+/// (a label, a bit) at once or in a small window of independent ANDs
+/// (gc/eager.hpp). Wire ids as the builder numbers them: 0 the constant
+/// false (never an operand: gates on constants fold), 1..C the wires
+/// carried into the segment, then inputs and gates in the order made; each
+/// gate's `out` is a fresh id.
+class gate_sink {
+public:
+    /// The next gates, in the order made.
+    virtual void gates(std::span<const gate> made) = 0;
+    /// `bits` input bits of `owner` enter as wires first .. first + bits - 1;
+    /// values[k] is bit k where this party knows it (else nullptr).
+    virtual void inputs(std::uint32_t first, party owner, std::uint32_t bits, const std::uint8_t* values) = 0;
+    /// The segment ends (every gate made has been passed on): wire
+    /// carried[c] becomes wire c + 1 of the next one; the wires `opened`
+    /// (output_false / output_true for constants) are opened to `who` if set;
+    /// `gates` digests the segment's gates in order. Returns the opened bits
+    /// where this party learns them.
+    virtual std::optional<std::vector<bool>> end_segment(std::span<const std::uint32_t> carried,
+                                                         std::span<const std::uint32_t> opened,
+                                                         std::optional<reveal> who, const gate_sum& gates) = 0;
+
+protected:
+    ~gate_sink() = default;
+};
+
 class builder {
 public:
     builder();
@@ -247,6 +276,12 @@ public:
     /// handed to `runner`; only the wires that a live value still names are
     /// carried into the next segment.
     builder(std::uint64_t segment_ands, segment_runner& runner);
+    /// An eager streaming builder: each gate goes to `sink` as it is made
+    /// (no recording, no levels, no merging of twin gates: a stream runs the
+    /// gates its program makes); segments are cut as above, so that only the
+    /// wires live values name are carried and the sink's memory stays bounded.
+    /// Parallel regions are not run eagerly (begin_region says so).
+    builder(std::uint64_t segment_ands, gate_sink& sink);
     ~builder();
     builder(const builder&) = delete;
     builder& operator=(const builder&) = delete;
@@ -293,9 +328,11 @@ public:
     // ---- Streaming (docs/DESIGN.md §11; dsl/stream.hpp is the user's side) ----
 
     /// Whether values are tracked and segments cut: a streamed run or a compile laid out by segments.
-    bool streaming() const noexcept { return runner_ != nullptr; }
+    bool streaming() const noexcept { return runner_ != nullptr || sink_ != nullptr; }
     /// Whether this builder records a streamed run (tandem::stream), not a compile.
-    bool streamed_run() const noexcept { return runner_ != nullptr && !compile_; }
+    bool streamed_run() const noexcept { return streaming() && !compile_; }
+    /// Whether gates go to a gate_sink as they are made (an eager builder).
+    bool eager() const noexcept { return sink_ != nullptr; }
 
     /// Links a new value's wire references into the live list (or re-points
     /// a linked one), then cuts the segment if it is full and this is a safe
@@ -319,7 +356,7 @@ public:
     /// (a sorting network's layers) makes no value outside them, and would
     /// otherwise record as one segment. Cuts there if a cut is due.
     void safe_point() {
-        if (cut_pending_ && holds_ == 0 && !region_ && rec_.gate_count() >= min_cut_gates_) cut({}, std::nullopt);
+        if (cut_pending_ && holds_ == 0 && !region_ && segment_gates() >= min_cut_gates_) cut({}, std::nullopt);
     }
 
     /// ANDs per segment of a compile laid out as it is recorded: the
@@ -419,6 +456,7 @@ public:
     void abandon_region() noexcept {
         region_.reset();
         instance_open_ = false;
+        detour_ = eager();
     }
 
 private:
@@ -452,12 +490,20 @@ private:
     /// complemented: that case is inlined into the caller.
     [[gnu::always_inline]] std::uint32_t materialize(wire_ref r) {
         if (!r.negated()) return r.id();
-        if (!in_instance())  // the cached NOT is in the wire's record
+        if (!detour_)  // the cached NOT is in the wire's record
             if (const std::uint32_t n = rec_.wires[r.id()].not_of; n != 0) return n;
         return materialize_complement(r);
     }
     [[gnu::noinline]] std::uint32_t materialize_complement(wire_ref r) {
         const std::uint32_t id = r.id();
+        if (eager()) {  // the cached NOT is in eager_not_, kept for the segment's wires
+            if (id >= eager_not_.size()) eager_not_.resize(eager_next_, 0u);
+            if (eager_not_[id] == 0) {
+                const std::uint32_t n = emit_eager<gate_kind::not_gate>(id, id);
+                eager_not_[id] = n;
+            }
+            return eager_not_[id];
+        }
         if (not_of(id) == 0) {
             const std::uint32_t n = emit<gate_kind::not_gate>(id, id);
             not_of(id) = n;  // looked up again: emit() may reallocate the gates
@@ -535,8 +581,22 @@ private:
     // the rare events (a wire crossing short_list, a segment's AND milestones,
     // a new top level) leave the straight path through one test each.
     template <gate_kind kind>
-    std::uint32_t emit(std::uint32_t x, std::uint32_t y) {
-        if (in_instance()) return emit_in_instance(kind, x, y);
+    [[gnu::always_inline]] std::uint32_t emit(std::uint32_t x, std::uint32_t y) {
+        // Tested before the call: the recording's body saves registers that
+        // an eager gate (a few stores) does not need. (Inlining the eager
+        // gate here as well saved 3 % of an eager run's instructions and
+        // cost the recording 1.2 %: bench_record --stream-minimum, callgrind.)
+        if (detour_) [[unlikely]]
+            return detour<kind>(x, y);
+        return record<kind>(x, y);
+    }
+    template <gate_kind kind>
+    [[gnu::noinline]] std::uint32_t detour(std::uint32_t x, std::uint32_t y) {
+        return eager() ? emit_eager<kind>(x, y) : emit_in_instance(kind, x, y);
+    }
+    /// emit's recording: the gate, or its twin, in the segment's records.
+    template <gate_kind kind>
+    [[gnu::noinline]] std::uint32_t record(std::uint32_t x, std::uint32_t y) {
         constexpr bool is_and = !is_free(kind);  // garbled with a table: one level deeper
         constexpr bool binary = input_count(kind) == 2;  // a NOT reads its operand once and is on no list
         constexpr auto k = static_cast<std::uint32_t>(kind);
@@ -593,6 +653,38 @@ private:
         if (++rec_.uses(x) == short_list + 1) spread_readers(x);
         if (y != 0 && ++rec_.uses(y) == short_list + 1) spread_readers(y);
     }
+
+    /// emit for an eager builder: the gate gets the next id, joins the
+    /// segment's digest and goes to the sink; its ANDs count towards the cut.
+    template <gate_kind kind>
+    [[gnu::always_inline]] std::uint32_t emit_eager(std::uint32_t x, std::uint32_t y) {
+        const std::uint32_t id = eager_next_;
+        if (id >= (1u << 31) - 1) [[unlikely]]
+            too_many_wires();
+        eager_next_ = id + 1;
+        rec_.chain.add(x, y, static_cast<std::uint32_t>(kind));
+        eager_made_[eager_count_] = gate{x, y, id, kind};
+        if (++eager_count_ == eager_batch) [[unlikely]]
+            pass_gates();
+        if (kind == gate_kind::and_gate && ++segment_and_total_ >= stream_limit_) cut_pending_ = true;
+        return id;
+    }
+    /// Hands the gates made since the last call to the sink.
+    [[gnu::noinline]] void pass_gates() {
+        const std::size_t n = std::exchange(eager_count_, 0);
+        if (n != 0) sink_->gates({eager_made_.get(), n});
+    }
+
+    /// Gates made in the current segment.
+    std::size_t segment_gates() const noexcept { return eager() ? eager_next_ - eager_first_gate_ : rec_.gate_count(); }
+
+    /// cut() for an eager builder.
+    std::optional<std::vector<bool>> cut_eager(std::span<const wire_ref> opened, std::optional<reveal> who);
+
+    /// Renumbers every live value's references to the next segment's carried
+    /// wires 1..C (in order of first appearance in the live list); returns
+    /// the carried wires' ids in this segment, and counts the references walked.
+    std::vector<std::uint32_t> carry_live(std::size_t n_wires, std::size_t& live_refs);
 
     // Both AND counters of a segment — towards the next levelling floor and
     // towards a streamed segment's limit — advance through one countdown, so
@@ -679,6 +771,13 @@ private:
 
     // ---- streaming state ----
     segment_runner* runner_ = nullptr;
+    gate_sink* sink_ = nullptr;             ///< an eager builder's sink (else null)
+    std::uint32_t eager_next_ = 1;          ///< an eager builder's next wire id
+    std::uint32_t eager_first_gate_ = 1;    ///< ... and the first id of its segment's gates and inputs
+    std::vector<std::uint32_t> eager_not_;  ///< an eager builder's NOT gate of each wire of the segment (0: none yet)
+    static constexpr std::size_t eager_batch = 512;  ///< gates an eager builder passes on at once
+    std::unique_ptr<gate[]> eager_made_;    ///< ... the gates it has not passed on yet (eager_count_ of them)
+    std::size_t eager_count_ = 0;
     std::uint64_t stream_limit_ = 0;        ///< ANDs per streamed segment (K)
     std::uint64_t segment_and_total_ = 0;   ///< ANDs in the segment, regions included, as of the last sync
     bool cut_pending_ = false;
@@ -697,7 +796,8 @@ private:
     std::size_t twin_count_ = 0;
     std::uint32_t unread_ = 0;  ///< wires of the recording nobody reads yet, the constant aside (close_recording)
     std::unique_ptr<open_region> region_;   ///< the region being recorded, if any
-    bool instance_open_ = false;            ///< an instance of region_ is open (one load on emit's path)
+    bool instance_open_ = false;            ///< an instance of region_ is open
+    bool detour_ = false;                   ///< instance_open_ or eager(): emit leaves its straight path (one load)
     /// streamed_run(), cached as one load for emit: only a streamed segment's digest reads rec_.chain
     /// (set by the streaming constructor, cleared by record_compile, the two places streamed_run() changes).
     bool chain_gates_ = false;

@@ -33,6 +33,14 @@ TANDEM_INLINE builder::builder(std::uint64_t segment_ands, segment_runner& runne
     arm_and_countdown();
 }
 
+TANDEM_INLINE builder::builder(std::uint64_t segment_ands, gate_sink& sink) : builder() {
+    if (segment_ands == 0) throw usage_error("tandem: segment_ands must be at least 1");
+    sink_ = &sink;
+    eager_made_ = std::make_unique<gate[]>(eager_batch);
+    stream_limit_ = segment_ands;
+    detour_ = true;
+}
+
 TANDEM_INLINE builder::~builder() {
     // Values that outlive the run must not unlink from a freed list.
     for (live_link* l = live_.next_; l != nullptr;) {
@@ -88,6 +96,14 @@ TANDEM_INLINE wire_ref builder::add_stream_input(party owner, std::uint32_t bits
     if (region_)
         throw usage_error("tandem: a streamed input was read inside a parallel region; read it before the region "
                           "and pass the values in");
+    if (eager()) {  // inputs enter between gates: nothing waits for a segment's start
+        pass_gates();
+        const std::uint32_t first = eager_next_;
+        if (std::uint64_t{first} + bits >= (std::uint64_t{1} << 31) - 1) too_many_wires();
+        eager_next_ = first + bits;
+        sink_->inputs(first, owner, bits, values);
+        return wire_ref{first << 1};
+    }
     if (rec_.gate_count() != 0) cut({}, std::nullopt);
     const wire_ref first = add_input_value(owner, bits);
     for (std::uint32_t k = 0; k < bits; ++k)  // a streamed segment's wires sit in the slots their ids name
@@ -95,15 +111,9 @@ TANDEM_INLINE wire_ref builder::add_stream_input(party owner, std::uint32_t bits
     return first;
 }
 
-TANDEM_INLINE std::optional<std::vector<bool>> builder::cut(std::span<const wire_ref> opened,
-                                                            std::optional<reveal> who) {
-    if (!streaming()) internal_error("cut() on a builder that does not stream");
-    if (region_) internal_error("segment cut inside a parallel region");
-    cut_pending_ = false;
-    const std::size_t n_wires = rec_.wires.size();
+TANDEM_INLINE std::vector<std::uint32_t> builder::carry_live(std::size_t n_wires, std::size_t& live_refs) {
     if (carry_of_.size() < n_wires) carry_of_.resize(n_wires, 0);  // all zero: reset after each walk
     std::vector<std::uint32_t> wires;
-    std::size_t live_refs = 0;
     for (live_link* l = live_.next_; l != nullptr; l = l->next_) {
         live_refs += l->count_;
         for (std::uint32_t k = 0; k < l->count_; ++k) {
@@ -120,6 +130,37 @@ TANDEM_INLINE std::optional<std::vector<bool>> builder::cut(std::span<const wire
         }
     }
     for (const std::uint32_t w : wires) carry_of_[w] = 0;
+    return wires;
+}
+
+TANDEM_INLINE std::optional<std::vector<bool>> builder::cut_eager(std::span<const wire_ref> opened,
+                                                                  std::optional<reveal> who) {
+    std::vector<std::uint32_t> open_wires;  // a complemented bit opens through its NOT gate, made here
+    if (who)
+        for (const wire_ref r : opened)
+            open_wires.push_back(r.is_constant() ? (r.constant_value() ? output_true : output_false) : materialize(r));
+    pass_gates();
+    std::size_t live_refs = 0;
+    const std::vector<std::uint32_t> wires = carry_live(eager_next_, live_refs);
+    const gate_sum digest = rec_.chain.value();
+    ++segments_;
+    // The next segment: the carried wires are 1..C, its inputs and gates follow.
+    eager_next_ = eager_first_gate_ = static_cast<std::uint32_t>(wires.size()) + 1;
+    rec_.chain = gate_chain{};
+    eager_not_.clear();
+    segment_and_total_ = 0;
+    min_cut_gates_ = live_refs / 4;  // as cut() below: O(1) per gate for the walks
+    return sink_->end_segment(wires, open_wires, who, digest);
+}
+
+TANDEM_INLINE std::optional<std::vector<bool>> builder::cut(std::span<const wire_ref> opened,
+                                                            std::optional<reveal> who) {
+    if (!streaming()) internal_error("cut() on a builder that does not stream");
+    if (region_) internal_error("segment cut inside a parallel region");
+    cut_pending_ = false;
+    if (eager()) return cut_eager(opened, who);
+    std::size_t live_refs = 0;
+    std::vector<std::uint32_t> wires = carry_live(rec_.wires.size(), live_refs);
     const auto n_carried = static_cast<std::uint32_t>(wires.size());
     rec_.outputs.assign(1, {party::alice, 0, n_carried});
     for (const std::uint32_t w : wires) add_use(w);
@@ -199,6 +240,10 @@ TANDEM_INLINE void builder::reject(std::uint32_t owner) const {
 
 TANDEM_INLINE void builder::begin_region(std::string name) {
     if (region_) internal_error("nested parallel region");
+    if (eager())
+        throw usage_error("tandem: " + name +
+                          ": parallel regions are not run gate by gate (an eager stream); run this function as a "
+                          "levelled stream or compile it");
     region_ = std::make_unique<open_region>();
     region_names_.push_back(std::move(name));
     region_->base = static_cast<std::uint32_t>(rec_.wires.size());
@@ -215,12 +260,14 @@ TANDEM_INLINE void builder::begin_instance() {
     in.serial = next_serial();
     instance_region_.emplace(in.serial, static_cast<std::uint32_t>(region_names_.size() - 1));
     instance_open_ = true;
+    detour_ = true;
 }
 
 TANDEM_INLINE void builder::end_instance(std::span<const wire_ref> returned) {
     open_region& r = *region_;
     instance_recording& in = r.inst;
     instance_open_ = false;
+    detour_ = eager();
     // Outputs: the instance's own gates among the returned bits, once each.
     std::vector<std::uint32_t> outputs;
     // output_of_gate[g]: 1 + g's index in outputs, 0 if not yet one

@@ -379,6 +379,15 @@ public:
     std::uint64_t segment_ands = default_segment_ands;
     /// The run's ANDs if known (0 if not): progress reports then give an ETA.
     std::uint64_t expected_ands = 0;
+    /// Garble as you go (session::run; docs/DESIGN.md §11): each gate is
+    /// garbled or evaluated as the function makes it, in small levelled
+    /// windows, instead of segments being recorded, laid out and then run.
+    /// Nothing is recorded, so twin gates are not merged (a stream then runs
+    /// the ANDs its program makes; a compile merges them), and it runs on
+    /// one core per party: no regions (a usage_error), no pipelining, no
+    /// workers, no IPP, not in malicious sessions. Both parties must set the
+    /// same (the session checks). eval_plain runs levelled either way.
+    bool eager = false;
 
     const std::tuple<Ins...>& inputs() const noexcept { return ins_; }
 
@@ -401,7 +410,18 @@ public:
     /// For tandem's own use: one run of the function on `runner`, this
     /// party's inputs from `feeds`; returns the result where this party learns it.
     std::optional<output_type> run(detail::segment_runner& runner, const detail::stream_inputs& feeds, reveal who) {
-        detail::builder bld(segment_ands, runner);
+        return run_on(runner, feeds, who);
+    }
+    /// The same run gate by gate: each gate goes to `sink` as it is made
+    /// (an eager builder, circuit/builder.hpp; gc/eager.hpp).
+    std::optional<output_type> run(detail::gate_sink& sink, const detail::stream_inputs& feeds, reveal who) {
+        return run_on(sink, feeds, who);
+    }
+
+private:
+    template <class Target>
+    std::optional<output_type> run_on(Target& target, const detail::stream_inputs& feeds, reveal who) {
+        detail::builder bld(segment_ands, target);
         const detail::active_builder_scope scope(bld);
         std::optional<std::vector<bool>> bits;
         {
@@ -419,6 +439,7 @@ public:
         return out;
     }
 
+public:
     /// For tandem's own use: two words per input for the run header —
     /// owner << 62 | is a sequence << 61 | bits per value << 40, then the
     /// number of values.

@@ -270,6 +270,23 @@ public:
         first_and_ += and_gates;
     }
 
+    /// What a run garbled as it is made (session/eager_stream.hpp) takes
+    /// from the engine, after start_run: this party's core on the main
+    /// link (the garbler's writing to `sink`), the evaluator's table source
+    /// (null for the garbler), and what a NOT adds to a label (Δ for the
+    /// garbler, whose labels are zero labels; zero for the evaluator).
+    struct eager_parts_t {
+        std::unique_ptr<gc::core> core;
+        gc::channel_source* source = nullptr;
+        block not_mask{};
+    };
+    eager_parts_t eager_parts(gc::channel_sink& sink) {
+        if (garbler()) return {p_.cores.garbler(hash_start_, p_.delta, sink), nullptr, p_.delta};
+        return {p_.cores.evaluator(hash_start_, *sources_[0]), sources_[0].get(), block()};
+    }
+    /// Counts the ANDs an eager run garbled or evaluated (their tweaks are used).
+    void advance_ands(std::uint64_t n) noexcept { first_and_ += n; }
+
     /// Opens the outputs at `slots` (output_false/output_true for constants)
     /// from `labels` to `who`; returns their bits if this party learns them.
     /// `name(k)` names output k in an error. Output hashes are indexed on

@@ -136,6 +136,6 @@ struct session_options {
 };
 
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 11;
+inline constexpr std::uint32_t protocol_version = 12;
 
 }  // namespace tandem

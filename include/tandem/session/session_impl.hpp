@@ -24,6 +24,7 @@
 #include <tandem/session/pipelined.hpp>
 #include <tandem/session/run_header.hpp>
 #include <tandem/session/setup.hpp>
+#include <tandem/session/eager_stream.hpp>
 #include <tandem/session/stream.hpp>
 #include <tandem/session/yao.hpp>
 
@@ -203,26 +204,44 @@ TANDEM_INLINE std::optional<std::vector<bool>> session::run_protocol(reveal who,
 
 TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
                                       const std::vector<std::uint64_t>& signature, std::uint64_t expected_ands,
-                                      const std::function<void(detail::segment_runner&)>& body) {
+                                      bool eager,
+                                      const std::function<void(detail::segment_runner*, detail::gate_sink*)>& body) {
     guard_broken();
+    state& s = *s_;
+    if (eager && s.malicious)  // before anything is sent: both parties' options agree, so both stop here
+        throw usage_error("session::run: streamed_function::eager runs in semi-honest sessions only (authenticated "
+                          "garbling needs a segment's gates before its tables); set eager = false");
+    if (eager && s.ipp)
+        throw usage_error("session::run: streamed_function::eager runs on one core per party, without IPP "
+                          "(session_options::ipp); set eager = false or turn IPP off");
     try {
-        state& s = *s_;
         const state::run_meter meter(s);
         detail::stream_run_header header;
         header.run = s.runs;
         header.segment_ands = segment_ands;
         header.who = static_cast<std::uint8_t>(who);
+        header.eager = eager ? 1 : 0;
         header.inputs = signature;
         header.send(*s.ch);
         header.check(detail::stream_run_header::receive(*s.ch));
+        if (eager) {
+            detail::engine& e = s.run_engine();
+            detail::eager_stream_runner r(e, s.progress, expected_ands);
+            body(nullptr, &r);
+            e.advance_ands(r.and_gates());
+            s.last = meter.finish(e, r.log.and_gates);
+            s.last.pipelined = false;
+            ++s.runs;
+            return;
+        }
         const auto run_body = [&](detail::segment_runner& r) {
-            if (!s.pipeline) return body(r);
+            if (!s.pipeline) return body(&r, nullptr);
             // Record segment k + 1 while segment k is garbled or evaluated.
             detail::pipelined_runner p(r, [&s] {
                 for (const auto* links : {&s.links, &s.bob_links})
                     for (net::channel* l : *links) l->interrupt();
             });
-            body(p);
+            body(&p, nullptr);
         };
         if (s.malicious) {
             detail::auth_stream_runner r(*s.malicious, s.me, *s.ch, s.progress, expected_ands);

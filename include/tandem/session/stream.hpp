@@ -85,6 +85,7 @@ struct stream_run_header {
     std::uint64_t run = 0, segment_ands = 0;
     std::vector<std::uint64_t> inputs;  ///< per input: owner << 62 | sequence << 61 | bits << 40, then the count
     std::uint8_t who = 0;
+    std::uint8_t eager = 0;  ///< garbled as it is made (streamed_function::eager)
 
     void send(net::channel& ch) const {
         ch.send_value(magic_value);
@@ -93,6 +94,7 @@ struct stream_run_header {
         ch.send_value(static_cast<std::uint64_t>(inputs.size()));
         for (const std::uint64_t w : inputs) ch.send_value(w);
         ch.send_value(who);
+        ch.send_value(eager);
     }
     static stream_run_header receive(net::channel& ch) {
         if (ch.recv_value<std::uint64_t>() != magic_value)
@@ -106,6 +108,7 @@ struct stream_run_header {
         h.inputs.resize(n);
         for (std::uint64_t& w : h.inputs) w = ch.recv_value<std::uint64_t>();
         h.who = ch.recv_value<std::uint8_t>();
+        h.eager = ch.recv_value<std::uint8_t>();
         return h;
     }
     std::string describe() const {
@@ -128,6 +131,11 @@ struct stream_run_header {
             throw protocol_error("streamed run: the parties run different functions (this party: " + describe() +
                                  "; the peer: " + peer.describe() +
                                  "); both must run the same streamed function with the same sizes and segment_ands");
+        if (peer.eager != eager)
+            throw protocol_error(std::string("streamed run: this party runs the function ") +
+                                 (eager ? "gate by gate" : "levelled") + " and the peer " +
+                                 (peer.eager == 1 ? "gate by gate" : peer.eager == 0 ? "levelled" : "?") +
+                                 "; set streamed_function::eager the same on both parties");
         if (peer.who != who)
             throw protocol_error("run: the parties disagree on who learns the output (this party asked for " +
                                  std::string(to_string(static_cast<reveal>(who))) + ", the peer for " +

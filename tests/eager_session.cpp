@@ -1,0 +1,247 @@
+// Streamed runs garbled as they are made, between two sessions
+// (streamed_function::eager, session/eager_stream.hpp): the minimum, a
+// function with products, squares, a mid-run open and results for one party
+// only, and the edit distance equal plain C++ for several segment sizes, both
+// hashes and thread counts, mixed with levelled and compiled runs in one
+// session; a peer running the other mode, or another program, is named;
+// what the eager path does not run says so (a cut link: stream_session.cpp).
+#include <doctest/doctest.h>
+
+#include "../examples/stream_apps.hpp"
+#include "memory_sessions.hpp"
+
+#include <tandem/tandem.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace eager_session_tests {
+
+namespace {
+
+using namespace tandem;
+using namespace tandem::test;
+template <std::size_t W>
+using u = secure_uint<W>;
+
+std::vector<std::uint32_t> random_values(std::mt19937_64& rng, std::size_t n, std::uint32_t bound) {
+    std::vector<std::uint32_t> v(n);
+    for (auto& x : v) x = static_cast<std::uint32_t>(rng() % bound);
+    return v;
+}
+
+/// Σ (x_i − y)² · x_i over Alice's sequence and Bob's single y, with the
+/// partial sum opened to both every 16 values (it steers nothing, but opens
+/// mid-segment), and the last difference opened to Alice only.
+auto products_stream(std::size_t n) {
+    auto fn = stream(
+        [](const sequence<u<32>>& xs, u<32> y) {
+            u<32> sum = 0;
+            u<32> last = 0;
+            std::uint32_t checkpoints = 0;
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                const u<32> d = xs[i] - y;
+                sum = sum + d * d * xs[i];
+                last = d;
+                if (i % 16 == 15) checkpoints ^= open(sum);
+            }
+            const std::optional<std::uint32_t> to_alice = open(last, reveal::alice);
+            (void)to_alice;
+            return std::make_tuple(sum, u<32>(checkpoints));
+        },
+        sequence_input<party::alice, u<32>>(n), input<party::bob, u<32>>);
+    fn.eager = true;
+    return fn;
+}
+
+std::tuple<std::uint32_t, std::uint32_t> products_plain(const std::vector<std::uint32_t>& xs, std::uint32_t y) {
+    std::uint32_t sum = 0, checkpoints = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const std::uint32_t d = xs[i] - y;
+        sum += d * d * xs[i];
+        if (i % 16 == 15) checkpoints ^= sum;
+    }
+    return {sum, checkpoints};
+}
+
+}  // namespace
+
+TEST_CASE("eager_session.garbled_as_made_equals_plain_cpp") {
+    for (const std::uint64_t seed : {31, 32}) {
+        for (const auto hash : {garbling_hash::rekeyed, garbling_hash::fixed_key}) {
+            const std::uint32_t threads = seed == 31 ? 1u : 2u;  // an eager run uses the main link only
+            INFO("seed " << seed << ", hash " << to_string(hash) << ", threads " << threads);
+            std::mt19937_64 rng(seed);
+            const auto a = random_values(rng, 700, 1u << 20), b = random_values(rng, 900, 1u << 20);
+            std::vector<std::uint32_t> both(a);
+            both.insert(both.end(), b.begin(), b.end());
+            const auto expected_min = apps::minimum_plain(both);
+            const auto xs = random_values(rng, 100, 1u << 31);
+            const std::uint32_t y = static_cast<std::uint32_t>(rng());
+            const auto expected_products = products_plain(xs, y);
+            const auto product = compile([](u<32> p, u<32> q) { return p * q; }, input<party::alice, u<32>>,
+                                         input<party::bob, u<32>>);
+            session_options o = with_threads(threads);
+            o.hash = hash;
+            std::vector<std::tuple<std::uint32_t, std::uint32_t>> mins[2], sums[2];
+            std::uint64_t ands[2] = {0, 0};
+            const auto side = [&](party me) {
+                return [&, me](session& s) {
+                    const int p = me == party::bob;
+                    for (const std::uint64_t k : {300u, 70000u}) {
+                        auto fn = apps::minimum_stream<20>(a.size(), b.size());
+                        fn.segment_ands = k;
+                        fn.eager = true;
+                        mins[p].push_back(me == party::alice ? s.run(fn, a) : s.run(fn, b));
+                        CHECK(s.last_run().and_gates == fn.expected_ands);  // the minimum makes no twin
+                        CHECK_FALSE(s.last_run().pipelined);
+                        // A levelled run and a compiled one between eager runs: tweaks continue.
+                        fn.eager = false;
+                        mins[p].push_back(me == party::alice ? s.run(fn, a) : s.run(fn, b));
+                        CHECK((me == party::alice ? s.run(product, 6u) : s.run(product, 7u)) == 42u);
+                    }
+                    for (const std::uint64_t k : {50u, 5000u}) {
+                        auto fn = products_stream(xs.size());
+                        fn.segment_ands = k;
+                        const auto got = me == party::alice ? s.run(reveal::both, fn, xs) : s.run(reveal::both, fn, y);
+                        REQUIRE(got.has_value());
+                        sums[p].push_back(*got);
+                        ands[p] = s.last_run().and_gates;
+                        const auto only = me == party::alice ? s.run(reveal::bob, fn, xs) : s.run(reveal::bob, fn, y);
+                        CHECK(only.has_value() == (me == party::bob));
+                        if (only) CHECK(*only == expected_products);
+                    }
+                };
+            };
+            rethrow(two_party(make_wiring(threads - 1), o, o, side(party::alice), side(party::bob)));
+            for (int p = 0; p < 2; ++p) {
+                REQUIRE(mins[p].size() == 4);
+                for (const auto& [value, index] : mins[p]) CHECK(std::make_pair(value, index) == expected_min);
+                REQUIRE(sums[p].size() == 2);
+                for (const auto& s : sums[p]) CHECK(s == expected_products);
+            }
+            CHECK(ands[0] == ands[1]);
+            CHECK(ands[0] > 0);
+        }
+    }
+}
+
+TEST_CASE("eager_session.the_edit_distance_over_tcp") {
+    std::mt19937_64 rng(33);
+    std::vector<std::uint8_t> sa(60), sb(45);
+    for (auto& c : sa) c = static_cast<std::uint8_t>(rng() % 4);
+    for (auto& c : sb) c = static_cast<std::uint8_t>(rng() % 4);
+    const std::uint32_t expected = apps::edit_distance_plain(sa, sb);
+    std::uint32_t got[2] = {0, 0};
+    const auto side = [&](int p) {
+        return [&, p](session& s) {
+            auto ed = apps::edit_distance_stream<2>(sa.size(), sb.size());
+            ed.segment_ands = 700;
+            ed.eager = true;
+            got[p] = p == 0 ? s.run(ed, sa) : s.run(ed, sb);
+        };
+    };
+    rethrow(two_party(make_tcp_wiring(0), with_threads(1), with_threads(1), side(0), side(1)));
+    CHECK(got[0] == expected);
+    CHECK(got[1] == expected);
+}
+
+TEST_CASE("eager_session.a_peer_in_the_other_mode_or_with_another_program_is_named") {
+    const std::vector<std::uint32_t> va(50, 1), vb(50, 2);
+    auto eager = apps::minimum_stream<20>(50, 50), levelled = apps::minimum_stream<20>(50, 50);
+    eager.eager = true;
+    const outcome modes = two_party(
+        make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(eager, va); },
+        [&](session& s) { (void)s.run(levelled, vb); });
+    REQUIRE(modes.alice);
+    REQUIRE(modes.bob);
+    CHECK(message_of(modes.bob).find("set streamed_function::eager the same on both parties") != std::string::npos);
+    CHECK(message_of(modes.alice).find("gate by gate") != std::string::npos);
+
+    // Same inputs, different functions: the digests differ at the first cut, before anything is opened.
+    const auto body = [](bool product) {
+        auto fn = stream(
+            [product](const sequence<u<20>>& a, const sequence<u<20>>& b) {
+                u<20> s = 0;
+                for (std::size_t i = 0; i < a.size(); ++i) s = s + (product ? a[i] * b[i] : a[i] + b[i]);
+                return s;
+            },
+            sequence_input<party::alice, u<20>>(50), sequence_input<party::bob, u<20>>(50));
+        fn.eager = true;
+        return fn;
+    };
+    auto sum_fn = body(false), product_fn = body(true);
+    const outcome bodies = two_party(
+        make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(sum_fn, va); },
+        [&](session& s) { (void)s.run(product_fn, vb); });
+    REQUIRE(bodies.bob);
+    REQUIRE(bodies.alice);
+    // The product makes more ANDs than the sum: Bob's first window already differs from Alice's.
+    CHECK(message_of(bodies.bob).find("the parties run different functions") != std::string::npos);
+    CHECK(message_of(bodies.bob).find("in segment 0 this party runs a window of") != std::string::npos);
+
+    // Same ANDs, different XORs: the windows agree, the digest at the first cut does not.
+    const auto linear = [](bool plus) {
+        auto fn = stream(
+            [plus](const sequence<u<20>>& a, const sequence<u<20>>& b) {
+                u<20> s = 0;
+                for (std::size_t i = 0; i < a.size(); ++i) s = s + (plus ? a[i] ^ b[i] : a[i] ^ ~b[i]);
+                return s;
+            },
+            sequence_input<party::alice, u<20>>(50), sequence_input<party::bob, u<20>>(50));
+        fn.eager = true;
+        return fn;
+    };
+    auto xor_fn = linear(true), xnor_fn = linear(false);
+    const outcome xors = two_party(
+        make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(xor_fn, va); },
+        [&](session& s) { (void)s.run(xnor_fn, vb); });
+    REQUIRE(xors.bob);
+    REQUIRE(xors.alice);
+    CHECK(message_of(xors.bob).find("segment 0 differs") != std::string::npos);
+}
+
+TEST_CASE("eager_session.what_runs_levelled_says_so") {
+    // A region: both parties stop at it, each with a usage_error naming the levelled stream.
+    auto regions = stream(
+        [](const std::array<u<8>, 4>& a, u<8> b) {
+            const auto products = parallel_for<4>([&](std::size_t k) { return a[k] * b; });
+            return products[0] + products[3];
+        },
+        input<party::alice, std::array<u<8>, 4>>, input<party::bob, u<8>>);
+    regions.eager = true;
+    const std::array<std::uint8_t, 4> a{1, 2, 3, 4};
+    const outcome r = two_party(
+        make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(regions, a); },
+        [&](session& s) { (void)s.run(regions, std::uint8_t{5}); });
+    REQUIRE(r.alice);
+    REQUIRE(r.bob);
+    CHECK(message_of(r.alice).find("levelled stream") != std::string::npos);
+    CHECK(message_of(r.bob).find("levelled stream") != std::string::npos);
+
+    // IPP: refused before anything is sent, so the session goes on.
+    const std::vector<std::uint32_t> v(20, 4);
+    session_options o = with_threads(1);
+    o.ipp = true;
+    const auto side = [&](session& s) {
+        auto fn = apps::minimum_stream<20>(20, 20);  // each party's own: the two threads change it
+        fn.eager = true;
+        std::string what;
+        try {
+            (void)s.run(fn, v);
+        } catch (const usage_error& e) {
+            what = e.what();
+        }
+        CHECK(what.find("set eager = false or turn IPP off") != std::string::npos);
+        fn.eager = false;
+        CHECK(s.run(fn, v) == std::make_tuple(4u, 0u));
+    };
+    rethrow(two_party(make_wiring(1), o, o, side, side));
+}
+
+}  // namespace eager_session_tests
