@@ -242,7 +242,7 @@ protected:
 /// go, docs/DESIGN.md §11): nothing is recorded or levelled; the builder
 /// passes them on in made order, a few hundred at a time (a call per gate
 /// cost more than an XOR's label), and the sink computes each gate's value
-/// (a label, a bit) at once or in a small window of independent ANDs
+/// (a label, a bit) at once or in a small levelled window of pending gates
 /// (gc/eager.hpp). Wire ids as the builder numbers them: 0 the constant
 /// false (never an operand: gates on constants fold), 1..C the wires
 /// carried into the segment, then inputs and gates in the order made; each

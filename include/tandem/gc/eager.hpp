@@ -67,6 +67,8 @@ public:
 
     /// Gates in the order made (gate_sink::gates).
     void run(std::span<const gate> made) {
+        if (made.empty()) return;
+        room_for(made.back().out);  // outputs are fresh ids, increasing: the last is the largest
         for (const gate& g : made) add(g);
     }
 
@@ -147,7 +149,6 @@ private:
     }
 
     void add(const gate& g) {
-        room_for(g.out);
         const bool is_and = g.kind == gate_kind::and_gate;
         std::uint32_t l = std::max(level_of(g.in0), level_of(g.in1)) + (is_and ? 1u : 0u);
         if (l > window_levels) [[unlikely]] {  // too deep: run the window, the operands are known then
