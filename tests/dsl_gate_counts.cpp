@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <sstream>
+#include <type_traits>
 
 namespace dsl_gate_counts_tests {
 
@@ -57,6 +58,39 @@ std::pair<std::uint64_t, std::uint64_t> truncated_product_ands() {
     };
     return {by([](auto& bld, auto& x, auto& y, auto& o) { detail::multiply_truncated_schoolbook(bld, x, y, o); }),
             by([](auto& bld, auto& x, auto& y, auto& o) { detail::multiply_truncated_karatsuba(bld, x, y, o); })};
+}
+
+/// ANDs of the truncated square of an N-bit value by square_schoolbook and
+/// by Karatsuba's split.
+template <std::size_t N>
+std::pair<std::uint64_t, std::uint64_t> truncated_square_ands() {
+    using U = secure_uint<N>;
+    auto by = [](auto method) {
+        return ands<U>([method](U a, U) {
+            typename U::bits_type out;
+            method(detail::builder_for(a.owner()), a.bits(), out);
+            return U(out, a.owner());
+        });
+    };
+    return {by([](auto& bld, auto& x, auto& o) { detail::square_schoolbook(bld, x, o); }),
+            by([](auto& bld, auto& x, auto& o) { detail::multiply_truncated_karatsuba(bld, x, x, o); })};
+}
+
+/// ANDs of the full (2N-bit) square of an N-bit value by square_schoolbook
+/// and by Karatsuba's three half-size squares.
+template <std::size_t N>
+std::pair<std::uint64_t, std::uint64_t> full_square_ands() {
+    using U = secure_uint<N>;
+    using W = secure_uint<2 * N>;
+    auto by = [](auto method) {
+        return ands<U>([method](U a, U) {
+            typename W::bits_type out;
+            method(detail::builder_for(a.owner()), a.bits(), out);
+            return W(out, a.owner());
+        });
+    };
+    return {by([](auto& bld, auto& x, auto& o) { detail::square_schoolbook(bld, x, o); }),
+            by([](auto& bld, auto& x, auto& o) { detail::multiply_full_karatsuba(bld, x, x, o); })};
 }
 
 }  // namespace
@@ -121,6 +155,67 @@ TEST_CASE("dsl.gate_counts.karatsuba_crossover") {
     CHECK(ands<U32>([](U32 a, U32 b) { return a * b; }) == c32.second);
     CHECK(ands<U64>([](U64 a, U64 b) { return a * b; }) == c64.second);
     CHECK(ands<U128>([](U128 a, U128 b) { return a * b; }) == c128.second);
+}
+
+TEST_CASE("dsl.gate_counts.square_crossover") {
+    // x * x makes each partial product once (square_schoolbook): about half a
+    // product's ANDs. From square_karatsuba_threshold on, Karatsuba's split
+    // is smaller: one full square of the low half (Karatsuba's three products
+    // of a full square are squares again) and one cross product, doubled by
+    // a shift.
+    std::ostringstream table;
+    const auto row = [&](std::size_t n, std::pair<std::uint64_t, std::uint64_t> c, std::uint64_t product) {
+        table << n << ": square " << c.first << ", karatsuba " << c.second << ", product " << product << "\n";
+        CHECK(std::min(c.first, c.second) < product);
+        return c;
+    };
+    const auto counts = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
+        using U = secure_uint<N>;
+        return row(N, truncated_square_ands<N>(), ands<U>([](U a, U b) { return a * b; }));
+    };
+    const auto c8 = counts(std::integral_constant<std::size_t, 8>{});
+    const auto c31 = counts(std::integral_constant<std::size_t, 31>{});
+    const auto c32 = counts(std::integral_constant<std::size_t, 32>{});
+    const auto c40 = counts(std::integral_constant<std::size_t, 40>{});
+    const auto c48 = counts(std::integral_constant<std::size_t, 48>{});
+    const auto c56 = counts(std::integral_constant<std::size_t, 56>{});
+    const auto c64 = counts(std::integral_constant<std::size_t, 64>{});
+    const auto c128 = counts(std::integral_constant<std::size_t, 128>{});
+    const auto c512 = counts(std::integral_constant<std::size_t, 512>{});
+    MESSAGE("truncated square ANDs\n" << table.str());
+    std::ostringstream full;
+    const auto full_row = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
+        const auto c = full_square_ands<N>();
+        full << N << ": square " << c.first << ", karatsuba " << c.second << "\n";
+        return c;
+    };
+    const auto f16 = full_row(std::integral_constant<std::size_t, 16>{});
+    const auto f24 = full_row(std::integral_constant<std::size_t, 24>{});
+    const auto f32 = full_row(std::integral_constant<std::size_t, 32>{});
+    const auto f48 = full_row(std::integral_constant<std::size_t, 48>{});
+    const auto f64 = full_row(std::integral_constant<std::size_t, 64>{});
+    const auto f128 = full_row(std::integral_constant<std::size_t, 128>{});
+    MESSAGE("full square ANDs\n" << full.str());
+    CHECK(c8.first == 21);  // rows of 6, 4 and 2 products; adds of 3 and 1 (the first folds); the last add 5
+    CHECK(c64.first == 1953);
+    static_assert(detail::square_karatsuba_threshold == 48 && detail::square_full_karatsuba_threshold == 24,
+                  "update the checks below with the thresholds");
+    for (const auto& c : {c8, c31, c32, c40}) CHECK(c.first < c.second);
+    for (const auto& c : {c48, c56, c64, c128, c512}) CHECK(c.second < c.first);
+    CHECK(f16.first < f16.second);
+    for (const auto& c : {f24, f32, f48, f64, f128}) CHECK(c.second < c.first);
+    // The dispatch takes the smaller one on both sides.
+    using U40 = secure_uint<40>;
+    using U64 = secure_uint<64>;
+    CHECK(ands<U40>([](U40 a, U40) { return a * a; }) == c40.first);
+    CHECK(ands<U64>([](U64 a, U64) { return a * a; }) == c64.second);
+
+    // (x - y)² squares the difference once it is one value; d's top bit does
+    // not reach a truncated square, so the subtraction's last borrow is dead.
+    CHECK(ands<U64>([](U64 a, U64 b) {
+              const U64 d = a - b;
+              return d * d;
+          }) == 62 + c64.second);
 }
 
 TEST_CASE("dsl.gate_counts.division") {

@@ -71,14 +71,14 @@ auto all_ops(sint<N, S> a, sint<N, S> b) {
                       max(a, b),      select(b[0], a, b), a << b,     a >> b,          a << k,
                       a >> k,         -a,             ~a,             !a,              popcount(a),
                       abs(a.as_signed()).as_unsigned(), a << 1,       a >> 1,          a << (N - 1),
-                      a >> (N - 1),   a << N,         a >> (N + 3),   a.msb()};
+                      a >> (N - 1),   a << N,         a >> (N + 3),   a.msb(),         a * a};
 }
 
 inline const char* const op_names[] = {
     "a + b",  "a - b",  "a * b",  "a / b",  "a % b",  "a & b",  "a | b",      "a ^ b",      "a < b",
     "a <= b", "a > b",  "a >= b", "a == b", "a != b", "min",    "max",        "select",     "a << b",
     "a >> b", "a << k", "a >> k", "-a",     "~a",     "!a",     "popcount",   "abs",        "a << 1",
-    "a >> 1", "a << N-1", "a >> N-1", "a << N", "a >> N+3", "msb"};
+    "a >> 1", "a << N-1", "a >> N-1", "a << N", "a >> N+3", "msb",      "a * a"};
 
 /// The C++ meaning of each entry of all_ops, as values widened to 128 bits.
 template <std::size_t N, bool S>
@@ -114,7 +114,7 @@ std::array<u128, std::size(op_names)> reference(u128 a, u128 b) {
             v(lt ? b : a), v((b & 1u) ? a : b), shl(b), shr(b),      shl(k),
             shr(k),        v(u128{0} - a), v(~a),     bit(a == 0),   u128(pop),
             absolute,      shl(1),        shr(1),     shl(N - 1),    shr(N - 1),
-            shl(N),        shr(N + 3),    bit(((a >> (N - 1)) & 1u) != 0)};
+            shl(N),        shr(N + 3),    bit(((a >> (N - 1)) & 1u) != 0), v(a * a)};
 }
 
 /// Checks all_ops<N, S> on the given operand pairs (bit patterns).

@@ -9,6 +9,12 @@
 //    where a0·b0 is a full product computed with Karatsuba's three half-size
 //    products. The cross products recurse through the same dispatch.
 // A public factor (every bit a constant) takes constant_multiply.hpp instead.
+// A square (both factors the same bits, x * x) makes each partial product
+// x_i·x_j once: square_schoolbook, or Karatsuba's split from 48 bits (the
+// two cross products of a square are one). About half a product's ANDs
+// (64 bits: 1,860 against 3,605). The DSL knows this where a recorder would
+// only find some of it by merging twin gates afterwards, and an eager
+// stream, which merges none, would not at all.
 // Full 2n-bit product (inside Karatsuba): schoolbook 2n² - n ANDs, Karatsuba
 // (three products of n/2 + 1 bits at most) from karatsuba_full_threshold on.
 //
@@ -30,8 +36,19 @@ namespace tandem::detail {
 
 inline constexpr std::size_t karatsuba_full_threshold = 14;
 inline constexpr std::size_t karatsuba_truncated_threshold = 32;
+/// A truncated square this wide or wider takes Karatsuba's split — the low
+/// half's full square and one cross product a1·a0, doubled by a shift (the
+/// two cross products of a square are one) — smaller from between 40 bits
+/// (759 ANDs against 741) and 48 (1,072 against 1,081; 64: 1,860 against
+/// 1,953); tests/dsl_gate_counts.cpp "square_crossover" measures it.
+inline constexpr std::size_t square_karatsuba_threshold = 48;
+/// The same for a full (2n-bit) square, whose three Karatsuba products are
+/// all squares: smaller from between 16 bits (263 against 254) and 24
+/// (543 against 574).
+inline constexpr std::size_t square_full_karatsuba_threshold = 24;
 
 inline void multiply_full(builder& bld, bits_in a, bits_in b, bits_out out);
+inline bool is_square(bits_in a, bits_in b);
 
 /// out (n bits) = a · b mod 2^n by the schoolbook method; a, b have n bits.
 inline void multiply_truncated_schoolbook(builder& bld, bits_in a, bits_in b, bits_out out) {
@@ -82,7 +99,8 @@ inline void multiply_full_karatsuba(builder& bld, bits_in a, bits_in b, bits_out
     std::copy_n(a.begin(), h, a0.begin());
     std::copy_n(b.begin(), h, b0.begin());
     sa[m] = add(bld, a0, a.subspan(h), false_ref, bits_out(sa).first(m), true);
-    sb[m] = add(bld, b0, b.subspan(h), false_ref, bits_out(sb).first(m), true);
+    if (is_square(a, b)) sb = sa;  // (a0 + a1)² is a square too: made as one
+    else sb[m] = add(bld, b0, b.subspan(h), false_ref, bits_out(sb).first(m), true);
     multiply_full(bld, sa, sb, z1);
     std::vector<wire_ref> t(w, false_ref), middle(w);
     std::copy_n(z0.begin(), std::min(2 * h, w), t.begin());
@@ -103,7 +121,38 @@ inline void multiply_full_karatsuba(builder& bld, bits_in a, bits_in b, bits_out
 
 inline bool all_public(bits_in a);
 
+/// out = a² mod 2^out.size() (out at most 2n bits, n = a.size()), each
+/// partial product made once: a² = Σ_j a_j·2^(2j) + Σ_(i>j) a_i·a_j·2^(i+j+1)
+/// (the twins a_i·a_j and a_j·a_i sum to one product a bit higher; a_j·a_j =
+/// a_j needs no AND). Row j, the products a_i·a_j for i > j, lands at bit
+/// 2j + 2 and is added to the rows before it (their sum reaches one bit
+/// below its top); the diagonal a_j at bits 2j is added last. ANDs,
+/// truncated (out n bits): about n²/2 + n (64 bits: 1,953 against a
+/// product's 3,605); full: about n² + n against 2n² - n.
+inline void square_schoolbook(builder& bld, bits_in a, bits_out out) {
+    const std::size_t n = a.size(), n_out = out.size();
+    std::vector<wire_ref> acc(n_out, false_ref), row(n);
+    for (std::size_t j = 0; j + 1 < n && 2 * j + 2 < n_out; ++j) {
+        const std::size_t at = 2 * j + 2;                       // where a_(j+1)·a_j lands
+        const std::size_t w = std::min(n - j - 1, n_out - at);  // the row's bits below the top of out
+        for (std::size_t k = 0; k < w; ++k) row[k] = bld.and_(a[j + 1 + k], a[j]);
+        const bool carry = at + w < n_out;  // a whole row: its carry is the sum's new top bit
+        const wire_ref c = add(bld, bits_in(acc).subspan(at, w), bits_in(row).first(w), false_ref,
+                               bits_out(acc).subspan(at, w), carry);
+        if (carry) acc[at + w] = c;
+    }
+    std::vector<wire_ref> diagonal(n_out, false_ref);
+    for (std::size_t j = 0; j < n && 2 * j < n_out; ++j) diagonal[2 * j] = a[j];
+    add(bld, acc, diagonal, false_ref, out);
+}
+
+/// Both factors are the same secret bits (x * x): a square.
+inline bool is_square(bits_in a, bits_in b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin()) && !all_public(a);
+}
+
 inline void multiply_full(builder& bld, bits_in a, bits_in b, bits_out out) {
+    if (is_square(a, b) && a.size() < square_full_karatsuba_threshold) return square_schoolbook(bld, a, out);
     if (a.size() >= karatsuba_full_threshold && !all_public(a) && !all_public(b))
         multiply_full_karatsuba(bld, a, b, out);
     else multiply_full_schoolbook(bld, a, b, out);
@@ -115,16 +164,22 @@ inline void multiply_truncated(builder& bld, bits_in a, bits_in b, bits_out out)
 inline void multiply_truncated_karatsuba(builder& bld, bits_in a, bits_in b, bits_out out) {
     const std::size_t n = out.size();
     const std::size_t h = n / 2, m = n - h;
+    const bool square = is_square(a, b);
     std::vector<wire_ref> r(n, false_ref);
     multiply_full(bld, a.first(h), b.first(h), bits_out(r).first(2 * h));
     // For odd n, a1·b1·2^(2h) still reaches the top bit, 2h = n - 1.
-    if (2 * h < n) r[n - 1] = bld.and_(a[h], b[h]);
+    if (2 * h < n) r[n - 1] = square ? a[h] : bld.and_(a[h], b[h]);
     std::vector<wire_ref> a0(m, false_ref), b0(m, false_ref), c1(m), c2(m);
     std::copy_n(a.begin(), h, a0.begin());
     std::copy_n(b.begin(), h, b0.begin());
     multiply_truncated(bld, a.subspan(h), b0, c1);
-    multiply_truncated(bld, a0, b.subspan(h), c2);
-    add(bld, c1, c2, false_ref, c1);
+    if (square) {  // a1·a0 + a0·a1 = 2·a1·a0: one product, shifted a bit up
+        std::copy_backward(c1.begin(), c1.end() - 1, c1.end());
+        c1[0] = false_ref;
+    } else {
+        multiply_truncated(bld, a0, b.subspan(h), c2);
+        add(bld, c1, c2, false_ref, c1);
+    }
     add(bld, bits_in(r).subspan(h, m), c1, false_ref, bits_out(r).subspan(h, m));
     std::copy(r.begin(), r.end(), out.begin());
 }
@@ -137,6 +192,7 @@ inline void multiply_truncated(builder& bld, bits_in a, bits_in b, bits_out out)
     // A public factor: shifts and adds in signed digits (constant_multiply.hpp).
     if (all_public(b) && !all_public(a)) return multiply_by_constant(bld, a, bound_of(a), constant_value(b), out);
     if (all_public(a) && !all_public(b)) return multiply_by_constant(bld, b, bound_of(b), constant_value(a), out);
+    if (is_square(a, b) && out.size() < square_karatsuba_threshold) return square_schoolbook(bld, a, out);
     if (out.size() >= karatsuba_truncated_threshold && !all_public(a) && !all_public(b))
         multiply_truncated_karatsuba(bld, a, b, out);
     else multiply_truncated_schoolbook(bld, a, b, out);
