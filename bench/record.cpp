@@ -20,12 +20,16 @@
 //     levelled stream's whole computation on the garbler's side.
 //   ... --eager    the same runs garbled as they are made (gc/eager.hpp,
 //     an eager builder): nothing recorded or laid out; compare with --garble.
+//   ... --eager-pipelined   eager, the gates garbled on a second thread
+//     (session/pipelined.hpp, pipelined_sink) while the function runs on this one.
+//   ... --segment-ands N   the streamed runs' segment_ands (default 2^14).
 #include "../examples/stream_apps.hpp"
 #include "common.hpp"
 
 #include <tandem/tandem.hpp>
 #include <tandem/gc/eager.hpp>
-#include <tandem/session/stream.hpp>  // detail::chain_segment_digest
+#include <tandem/session/pipelined.hpp>  // detail::pipelined_sink
+#include <tandem/session/stream.hpp>     // detail::chain_segment_digest
 
 #include <array>
 #include <chrono>
@@ -213,7 +217,7 @@ struct eager_garbler final : tandem::detail::gate_sink {
 /// Records, lays out and digests a streamed function `reps` times with the
 /// two parties' feeds, as both parties of a streamed run do (see the top);
 /// prints the median time per gate under `name` and `what`.
-enum class stream_mode { record, garble, eager };
+enum class stream_mode { record, garble, eager, eager_pipelined };
 
 /// What one streamed run did: gates, ANDs and segments run.
 struct stream_counts {
@@ -226,9 +230,15 @@ stream_counts run_stream_once(Fn& fn, const FeedA& a, const FeedB& b, stream_mod
     tandem::detail::stream_inputs feeds;
     feeds.feeds.push_back(tandem::detail::make_feed(std::get<0>(fn.inputs()), a));
     feeds.feeds.push_back(tandem::detail::make_feed(std::get<1>(fn.inputs()), b));
-    if (mode == stream_mode::eager) {
+    if (mode == stream_mode::eager || mode == stream_mode::eager_pipelined) {
         eager_garbler sink;
-        (void)fn.run(static_cast<tandem::detail::gate_sink&>(sink), feeds, tandem::reveal::both);
+        if (mode == stream_mode::eager_pipelined) {  // the function on this thread, the gates on another
+            tandem::detail::pipelined_sink p(sink, nullptr);
+            (void)fn.run(static_cast<tandem::detail::gate_sink&>(p), feeds, tandem::reveal::both);
+            p.finish();
+        } else {
+            (void)fn.run(static_cast<tandem::detail::gate_sink&>(sink), feeds, tandem::reveal::both);
+        }
         return {sink.made_gates, sink.labels.next_and(), sink.segments, sink.labels.windows()};
     }
     if (mode == stream_mode::garble) {
@@ -241,9 +251,13 @@ stream_counts run_stream_once(Fn& fn, const FeedA& a, const FeedB& b, stream_mod
     return {runner.gates, runner.ands, runner.segments};
 }
 
+/// --segment-ands N: the streamed runs' segment_ands (0: the default).
+std::uint64_t segment_ands_flag = 0;
+
 template <class Fn, class FeedA, class FeedB>
 int time_stream(Fn& fn, const FeedA& a, const FeedB& b, const std::string& name, const std::string& what,
                 const bench::options& opt, stream_mode mode) {
+    if (segment_ands_flag != 0) fn.segment_ands = segment_ands_flag;
     std::vector<double> times;
     stream_counts last;
     for (int r = 0; r < opt.reps; ++r) {
@@ -252,9 +266,10 @@ int time_stream(Fn& fn, const FeedA& a, const FeedB& b, const std::string& name,
         times.push_back(bench::since(t0));
     }
     const double med = bench::median(times), best = bench::minimum(times);
-    static constexpr const char* mode_names[] = {"record + lay out + digest", "... + garble", "garbled as made (eager)"};
+    static constexpr const char* mode_names[] = {"record + lay out + digest", "... + garble", "garbled as made (eager)",
+                                                 "eager, gates on a 2nd thread"};
     const char* how = mode_names[static_cast<int>(mode)];
-    bench::record r("record", name + (mode == stream_mode::garble ? "_garbled" : mode == stream_mode::eager ? "_eager" : ""));
+    bench::record r("record", name + (mode == stream_mode::garble ? "_garbled" : mode == stream_mode::eager ? "_eager" : mode == stream_mode::eager_pipelined ? "_eager_pipelined" : ""));
     r.add("seconds", med).add("seconds_min", best).add("reps", opt.reps).add("gates", last.gates).add("ands", last.ands)
         .add("segments", last.segments).add("ns_per_gate", med * 1e9 / static_cast<double>(last.gates))
         .add("windows", last.windows)
@@ -313,12 +328,14 @@ int main(int argc, char** argv) {
         if (i > 0 && std::string(argv[i]) == "--compile-peak") peak = true;
         else if (i > 0 && std::string(argv[i]) == "--stream-minimum" && i + 1 < argc) stream_n = std::stoull(argv[++i]);
         else if (i > 0 && std::string(argv[i]) == "--stream-mul64" && i + 1 < argc) mul64_k = std::stoull(argv[++i]);
+        else if (i > 0 && std::string(argv[i]) == "--segment-ands" && i + 1 < argc) segment_ands_flag = std::stoull(argv[++i]);
         else if (i > 0 && std::string(argv[i]) == "--garble") mode = stream_mode::garble;
         else if (i > 0 && std::string(argv[i]) == "--eager") mode = stream_mode::eager;
+        else if (i > 0 && std::string(argv[i]) == "--eager-pipelined") mode = stream_mode::eager_pipelined;
         else rest.push_back(argv[i]);
     }
     const bench::options opt = bench::parse(static_cast<int>(rest.size()), rest.data(),
-                                            "bench_record [--compile-peak | --stream-minimum N | --stream-mul64 136|16 [--garble | --eager]]");
+                                            "bench_record [--compile-peak | --stream-minimum N | --stream-mul64 136|16 [--garble | --eager | --eager-pipelined] [--segment-ands N]]");
     if (peak) return compile_peak(opt.json);
     if (stream_n != 0) return stream_minimum(stream_n, opt, mode);
     if (mul64_k == 136) return stream_mul64<136>(opt, mode);

@@ -15,10 +15,11 @@
 // Reported per job: the slower party's wall time, both parties' peak RSS,
 // ANDs and AND/s (of the wall time). --reps repeats each job in fresh processes.
 // --pipeline runs each streamed job a second time right after it with
-// --eager runs each streamed job a second time right after it garbled as it
-// is made (streamed_function::eager: nothing recorded or laid out).
 // session_options::pipeline_streams (recording overlapped with garbling); each
 // party then gets two cores where the machine has four, else still one.
+// --eager runs each streamed job a second time right after it garbled as it
+// is made (streamed_function::eager: nothing recorded or laid out); with
+// both flags, a third time eager and pipelined (the gates on a second thread).
 #include "common.hpp"
 #include "processes.hpp"
 
@@ -174,8 +175,9 @@ int main(int argc, char** argv) {
     // A party process: bench_scale --party alice|bob kind size streamed port segment_ands out
     if (argc == 9 && std::string(argv[1]) == "--party") {
         try {
-            const std::string mode = argv[5];  // 0 compiled, 1 streamed, 2 streamed and pipelined, 3 eager
-            const job j{argv[3], std::stoull(argv[4]), mode != "0", mode == "2", mode == "3"};
+            // 0 compiled, 1 streamed, 2 streamed and pipelined, 3 eager, 4 eager and pipelined
+            const std::string mode = argv[5];
+            const job j{argv[3], std::stoull(argv[4]), mode != "0", mode == "2" || mode == "4", mode == "3" || mode == "4"};
             return run_party(std::string(argv[2]) == "alice" ? party::alice : party::bob, j,
                              static_cast<std::uint16_t>(std::stoul(argv[6])), std::stoull(argv[7]), argv[8]);
         } catch (const std::exception& e) {
@@ -216,6 +218,7 @@ int main(int argc, char** argv) {
             more.push_back(j);
             if (j.streamed && pipeline) more.push_back({j.kind, j.size, true, true});
             if (j.streamed && eager) more.push_back({j.kind, j.size, true, false, true});
+            if (j.streamed && eager && pipeline) more.push_back({j.kind, j.size, true, true, true});
         }
         jobs = std::move(more);
     }
@@ -234,7 +237,7 @@ int main(int argc, char** argv) {
             const std::string base = dir + "/bench_scale_" + std::to_string(getpid()) + "_";
             const auto args = [&](const char* who) {
                 return std::vector<std::string>{argv[0], "--party", who, j.kind, std::to_string(j.size),
-                                                j.eager ? "3" : j.pipelined ? "2" : j.streamed ? "1" : "0", port, std::to_string(segment_ands), base + who};
+                                                j.eager ? (j.pipelined ? "4" : "3") : j.pipelined ? "2" : j.streamed ? "1" : "0", port, std::to_string(segment_ands), base + who};
             };
             const pid_t a = bench::spawn_self(args("alice"));
             const pid_t b = bench::spawn_self(args("bob"));
@@ -251,7 +254,9 @@ int main(int argc, char** argv) {
             online.push_back(std::max(fa.online, fb.online));
         }
         const double med = bench::median(wall), mn = bench::minimum(wall);
-        const std::string mode = j.eager ? "eager" : j.pipelined ? "pipelined" : j.streamed ? "streamed" : "compiled";
+        const std::string mode = j.eager ? (j.pipelined ? "eager+pipe" : "eager") : j.pipelined ? "pipelined"
+                                 : j.streamed                    ? "streamed"
+                                                                 : "compiled";
         const std::string name = j.kind + " " + std::to_string(j.size);
         if (opt.json) {
             std::cout << bench::record("scale", j.kind)

@@ -3,8 +3,10 @@
 // function with products, squares, a mid-run open and results for one party
 // only, and the edit distance equal plain C++ for several segment sizes, both
 // hashes and thread counts, mixed with levelled and compiled runs in one
-// session; a peer running the other mode, or another program, is named;
-// what the eager path does not run says so (a cut link: stream_session.cpp).
+// session, pipelined on one side, both or neither; a peer running the other
+// mode, or another program, is named; a function that throws ends both
+// sides; regions run inline; the default is chosen by the session; what the
+// eager path does not run says so (a cut link: stream_session.cpp).
 #include <doctest/doctest.h>
 
 #include "../examples/stream_apps.hpp"
@@ -15,7 +17,10 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <chrono>
 #include <random>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -75,7 +80,10 @@ TEST_CASE("eager_session.garbled_as_made_equals_plain_cpp") {
     for (const std::uint64_t seed : {31, 32}) {
         for (const auto hash : {garbling_hash::rekeyed, garbling_hash::fixed_key}) {
             const std::uint32_t threads = seed == 31 ? 1u : 2u;  // an eager run uses the main link only
-            INFO("seed " << seed << ", hash " << to_string(hash) << ", threads " << threads);
+            // Gates handed to a thread of their own (pipelined_sink) on one side or both: the protocol is the same.
+            const bool alice_pipelines = seed == 32, bob_pipelines = seed == 32 && hash == garbling_hash::fixed_key;
+            INFO("seed " << seed << ", hash " << to_string(hash) << ", threads " << threads << ", pipelined "
+                         << alice_pipelines << bob_pipelines);
             std::mt19937_64 rng(seed);
             const auto a = random_values(rng, 700, 1u << 20), b = random_values(rng, 900, 1u << 20);
             std::vector<std::uint32_t> both(a);
@@ -86,8 +94,11 @@ TEST_CASE("eager_session.garbled_as_made_equals_plain_cpp") {
             const auto expected_products = products_plain(xs, y);
             const auto product = compile([](u<32> p, u<32> q) { return p * q; }, input<party::alice, u<32>>,
                                          input<party::bob, u<32>>);
-            session_options o = with_threads(threads);
-            o.hash = hash;
+            session_options oa = with_threads(threads);
+            oa.hash = hash;
+            session_options ob = oa;
+            oa.pipeline_streams = alice_pipelines;
+            ob.pipeline_streams = bob_pipelines;
             std::vector<std::tuple<std::uint32_t, std::uint32_t>> mins[2], sums[2];
             std::uint64_t ands[2] = {0, 0};
             const auto side = [&](party me) {
@@ -99,7 +110,7 @@ TEST_CASE("eager_session.garbled_as_made_equals_plain_cpp") {
                         fn.eager = true;
                         mins[p].push_back(me == party::alice ? s.run(fn, a) : s.run(fn, b));
                         CHECK(s.last_run().and_gates == fn.expected_ands);  // the minimum makes no twin
-                        CHECK_FALSE(s.last_run().pipelined);
+                        CHECK(s.last_run().pipelined == (me == party::alice ? alice_pipelines : bob_pipelines));
                         // A levelled run and a compiled one between eager runs: tweaks continue.
                         fn.eager = false;
                         mins[p].push_back(me == party::alice ? s.run(fn, a) : s.run(fn, b));
@@ -118,7 +129,7 @@ TEST_CASE("eager_session.garbled_as_made_equals_plain_cpp") {
                     }
                 };
             };
-            rethrow(two_party(make_wiring(threads - 1), o, o, side(party::alice), side(party::bob)));
+            rethrow(two_party(make_wiring(threads - 1), oa, ob, side(party::alice), side(party::bob)));
             for (int p = 0; p < 2; ++p) {
                 REQUIRE(mins[p].size() == 4);
                 for (const auto& [value, index] : mins[p]) CHECK(std::make_pair(value, index) == expected_min);
@@ -146,7 +157,9 @@ TEST_CASE("eager_session.the_edit_distance_over_tcp") {
             got[p] = p == 0 ? s.run(ed, sa) : s.run(ed, sb);
         };
     };
-    rethrow(two_party(make_tcp_wiring(0), with_threads(1), with_threads(1), side(0), side(1)));
+    session_options o = with_threads(1);
+    o.pipeline_streams = true;
+    rethrow(two_party(make_tcp_wiring(0), o, o, side(0), side(1)));
     CHECK(got[0] == expected);
     CHECK(got[1] == expected);
 }
@@ -155,6 +168,7 @@ TEST_CASE("eager_session.a_peer_in_the_other_mode_or_with_another_program_is_nam
     const std::vector<std::uint32_t> va(50, 1), vb(50, 2);
     auto eager = apps::minimum_stream<20>(50, 50), levelled = apps::minimum_stream<20>(50, 50);
     eager.eager = true;
+    levelled.eager = false;
     const outcome modes = two_party(
         make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(eager, va); },
         [&](session& s) { (void)s.run(levelled, vb); });
@@ -176,8 +190,10 @@ TEST_CASE("eager_session.a_peer_in_the_other_mode_or_with_another_program_is_nam
         return fn;
     };
     auto sum_fn = body(false), product_fn = body(true);
+    session_options pipelined = with_threads(1);
+    pipelined.pipeline_streams = true;  // the error comes from the thread that runs the windows
     const outcome bodies = two_party(
-        make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(sum_fn, va); },
+        make_wiring(0), pipelined, pipelined, [&](session& s) { (void)s.run(sum_fn, va); },
         [&](session& s) { (void)s.run(product_fn, vb); });
     REQUIRE(bodies.bob);
     REQUIRE(bodies.alice);
@@ -206,24 +222,84 @@ TEST_CASE("eager_session.a_peer_in_the_other_mode_or_with_another_program_is_nam
     CHECK(message_of(xors.bob).find("segment 0 differs") != std::string::npos);
 }
 
-TEST_CASE("eager_session.what_runs_levelled_says_so") {
-    // A region: both parties stop at it, each with a usage_error naming the levelled stream.
+TEST_CASE("eager_session.a_function_that_throws_mid_run_ends_both_sides") {
+    // Pipelined on both sides: Alice's function throws while her thread may be
+    // sending tables and Bob's waiting for them; both end at once, no thread left.
+    const std::vector<std::uint32_t> va(3000, 1), vb(3000, 2);
+    for (const bool pipeline : {true, false}) {
+        INFO("pipelined " << pipeline);
+        const auto make = [](bool throws) {
+            auto fn = stream(
+                [throws](const sequence<u<20>>& a, const sequence<u<20>>& b) {
+                    u<20> s = 0;
+                    for (std::size_t i = 0; i < a.size(); ++i) {
+                        if (throws && i == 300) throw std::runtime_error("the function gave up");
+                        s = s + a[i] * b[i];
+                    }
+                    return s;
+                },
+                sequence_input<party::alice, u<20>>(3000), sequence_input<party::bob, u<20>>(3000));
+            fn.eager = true;
+            fn.segment_ands = 5000;
+            return fn;
+        };
+        auto gives_up = make(true), runs = make(false);
+        session_options o = with_threads(1);
+        o.timeout = std::chrono::milliseconds(5000);
+        o.pipeline_streams = pipeline;
+        const auto t0 = std::chrono::steady_clock::now();
+        const outcome r = two_party(
+            make_wiring(0), o, o, [&](session& s) { (void)s.run(gives_up, va); },
+            [&](session& s) { (void)s.run(runs, vb); });
+        CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(2500));  // not at the deadline
+        REQUIRE(r.alice);
+        REQUIRE(r.bob);
+        CHECK(message_of(r.alice) == "the function gave up");
+        CHECK(detail::threads_running() == 0);
+    }
+}
+
+TEST_CASE("eager_session.regions_run_inline_and_the_default_is_chosen_by_the_session") {
+    // A region in an eager run: its instances run one after another, the window levels their ANDs.
     auto regions = stream(
         [](const std::array<u<8>, 4>& a, u<8> b) {
             const auto products = parallel_for<4>([&](std::size_t k) { return a[k] * b; });
-            return products[0] + products[3];
+            const u<8> sum = reduce(std::span<const u<8>>(products), [](u<8> x, u<8> y) { return x + y; });
+            return products[0] + products[3] + sum;
         },
         input<party::alice, std::array<u<8>, 4>>, input<party::bob, u<8>>);
-    regions.eager = true;
     const std::array<std::uint8_t, 4> a{1, 2, 3, 4};
-    const outcome r = two_party(
-        make_wiring(0), with_threads(1), with_threads(1), [&](session& s) { (void)s.run(regions, a); },
-        [&](session& s) { (void)s.run(regions, std::uint8_t{5}); });
-    REQUIRE(r.alice);
-    REQUIRE(r.bob);
-    CHECK(message_of(r.alice).find("levelled stream") != std::string::npos);
-    CHECK(message_of(r.bob).find("levelled stream") != std::string::npos);
+    const std::uint8_t expected = static_cast<std::uint8_t>(5 + 20 + 50);
+    bool eager[2][2] = {};
+    const auto side = [&](int p) {
+        return [&, p](session& s) {
+            for (const std::optional<bool> mode : {std::optional<bool>(true), std::optional<bool>()}) {
+                regions.eager = mode;
+                CHECK((p == 0 ? s.run(regions, a) : s.run(regions, std::uint8_t{5})) == expected);
+                eager[p][mode.has_value() ? 0 : 1] = s.last_run().eager;
+            }
+        };
+    };
+    rethrow(two_party(make_wiring(0), with_threads(1), with_threads(1), side(0), side(1)));
+    for (int p = 0; p < 2; ++p) {
+        CHECK(eager[p][0]);
+        CHECK(eager[p][1]);  // unset, one thread, semi-honest, no IPP: eager
+    }
+    // Two threads: unset runs levelled (workers are the levelled stream's).
+    bool levelled_eager[2] = {true, true};
+    const auto two_threads = [&](int p) {
+        return [&, p](session& s) {
+            regions.eager.reset();
+            CHECK((p == 0 ? s.run(regions, a) : s.run(regions, std::uint8_t{5})) == expected);
+            levelled_eager[p] = s.last_run().eager;
+        };
+    };
+    rethrow(two_party(make_wiring(1), with_threads(2), with_threads(2), two_threads(0), two_threads(1)));
+    CHECK_FALSE(levelled_eager[0]);
+    CHECK_FALSE(levelled_eager[1]);
+}
 
+TEST_CASE("eager_session.what_runs_levelled_says_so") {
     // IPP: refused before anything is sent, so the session goes on.
     const std::vector<std::uint32_t> v(20, 4);
     session_options o = with_threads(1);

@@ -419,7 +419,7 @@ private:
     /// other pointer is null): the run header, the statistics, and on
     /// failure the session closed.
     void run_stream(reveal who, std::uint64_t segment_ands, const std::vector<std::uint64_t>& signature,
-                    std::uint64_t expected_ands, bool eager,
+                    std::uint64_t expected_ands, std::optional<bool> eager,
                     const std::function<void(detail::segment_runner*, detail::gate_sink*)>& body);
 
     std::string wrong_inputs_message(std::size_t given) const {

@@ -280,7 +280,9 @@ public:
     /// (no recording, no levels, no merging of twin gates: a stream runs the
     /// gates its program makes); segments are cut as above, so that only the
     /// wires live values name are carried and the sink's memory stays bounded.
-    /// Parallel regions are not run eagerly (begin_region says so).
+    /// A parallel region runs inline, its instances one after another
+    /// (dsl/parallel.hpp, record_region): the sink's window batches their
+    /// independent ANDs by level as it does any others.
     builder(std::uint64_t segment_ands, gate_sink& sink);
     ~builder();
     builder(const builder&) = delete;

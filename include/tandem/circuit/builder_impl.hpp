@@ -240,10 +240,7 @@ TANDEM_INLINE void builder::reject(std::uint32_t owner) const {
 
 TANDEM_INLINE void builder::begin_region(std::string name) {
     if (region_) internal_error("nested parallel region");
-    if (eager())
-        throw usage_error("tandem: " + name +
-                          ": parallel regions are not run gate by gate (an eager stream); run this function as a "
-                          "levelled stream or compile it");
+    if (eager()) internal_error("a parallel region in an eager stream (record_region runs it inline)");
     region_ = std::make_unique<open_region>();
     region_names_.push_back(std::move(name));
     region_->base = static_cast<std::uint32_t>(rec_.wires.size());

@@ -71,7 +71,9 @@ inline std::string region_name(const char* what, const call_site& loc) {
 template <class R, class Body, class Out>
 void record_region(std::size_t n, Body& body, Out&& out, std::string name) {
     builder* b = active_builder;
-    if (b == nullptr || b->in_instance() || n == 0) {  // constants, or nested: inline
+    // Constants, a nested region, or an eager stream (each gate garbled as it
+    // is made, its independent ANDs batched by the window's levels anyway): inline.
+    if (b == nullptr || b->in_instance() || b->eager() || n == 0) {
         for (std::size_t i = 0; i < n; ++i) out(i, body(i));
         return;
     }

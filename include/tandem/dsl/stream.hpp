@@ -383,11 +383,16 @@ public:
     /// garbled or evaluated as the function makes it, in small levelled
     /// windows, instead of segments being recorded, laid out and then run.
     /// Nothing is recorded, so twin gates are not merged (a stream then runs
-    /// the ANDs its program makes; a compile merges them), and it runs on
-    /// one core per party: no regions (a usage_error), no pipelining, no
-    /// workers, no IPP, not in malicious sessions. Both parties must set the
-    /// same (the session checks). eval_plain runs levelled either way.
-    bool eager = false;
+    /// the ANDs its program makes; a compile merges them), and parallel
+    /// regions run inline. The function runs on one thread and the gates on
+    /// another where the session pipelines streams
+    /// (session_options::pipeline_streams). Unset (the default): eager in
+    /// semi-honest sessions without IPP on one thread, levelled otherwise
+    /// (where workers, IPP or authenticated garbling need each segment's
+    /// gates first); true in a session with IPP or malicious security is a
+    /// usage_error. Both parties must choose alike (the session checks).
+    /// eval_plain runs levelled either way.
+    std::optional<bool> eager;
 
     const std::tuple<Ins...>& inputs() const noexcept { return ins_; }
 

@@ -109,7 +109,10 @@ struct session_options {
     /// four where it runs on this host (an in-process pair, TCP over
     /// loopback: net::channel::peer_on_this_host) — recording and garbling
     /// taking turns on the calling thread otherwise. A pipelined run holds
-    /// one more segment (+1–3 MiB). Each party chooses for itself.
+    /// one more segment (+1–3 MiB). An eager stream (streamed_function::
+    /// eager) pipelines the same way, its gates handed over in batches
+    /// (session/pipelined.hpp, pipelined_sink; at most ~1 MiB of gates in
+    /// flight). Each party chooses for itself.
     std::optional<bool> pipeline_streams;
     /// Encrypts and authenticates every link of the session (Noise KK with
     /// pinned public keys, or NNpsk0 with a pre-shared key; net/keys.hpp,

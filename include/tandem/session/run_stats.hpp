@@ -44,6 +44,9 @@ struct run_stats {
     /// evaluated the one before (session_options::pipeline_streams, or its
     /// automatic choice where unset).
     bool pipelined = false;
+    /// A streamed run garbled as it was made (streamed_function::eager, or
+    /// its automatic choice where unset), not recorded and levelled.
+    bool eager = false;
 };
 
 }  // namespace tandem

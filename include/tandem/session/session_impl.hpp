@@ -204,16 +204,21 @@ TANDEM_INLINE std::optional<std::vector<bool>> session::run_protocol(reveal who,
 
 TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
                                       const std::vector<std::uint64_t>& signature, std::uint64_t expected_ands,
-                                      bool eager,
+                                      std::optional<bool> eager_asked,
                                       const std::function<void(detail::segment_runner*, detail::gate_sink*)>& body) {
     guard_broken();
     state& s = *s_;
+    // Unset: garbled as made wherever that runs — semi-honest, without IPP,
+    // on one thread (workers are the levelled stream's); both parties'
+    // sessions agree on all three, so they choose alike.
+    const bool eager = eager_asked.value_or(!s.malicious && !s.ipp && s.threads == 1);
     if (eager && s.malicious)  // before anything is sent: both parties' options agree, so both stop here
         throw usage_error("session::run: streamed_function::eager runs in semi-honest sessions only (authenticated "
                           "garbling needs a segment's gates before its tables); set eager = false");
     if (eager && s.ipp)
-        throw usage_error("session::run: streamed_function::eager runs on one core per party, without IPP "
-                          "(session_options::ipp); set eager = false or turn IPP off");
+        throw usage_error("session::run: streamed_function::eager runs without IPP (session_options::ipp): both "
+                          "parties garbling needs each segment's gates before its tables; set eager = false or "
+                          "turn IPP off");
     try {
         const state::run_meter meter(s);
         detail::stream_run_header header;
@@ -224,23 +229,31 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
         header.inputs = signature;
         header.send(*s.ch);
         header.check(detail::stream_run_header::receive(*s.ch));
+        const auto interrupt = [&s] {
+            for (const auto* links : {&s.links, &s.bob_links})
+                for (net::channel* l : *links) l->interrupt();
+        };
         if (eager) {
             detail::engine& e = s.run_engine();
             detail::eager_stream_runner r(e, s.progress, expected_ands);
-            body(nullptr, &r);
+            if (s.pipeline) {  // make the next gates while the last are garbled or evaluated
+                detail::pipelined_sink p(r, interrupt);
+                body(nullptr, &p);
+                p.finish();
+            } else {
+                body(nullptr, &r);
+            }
             e.advance_ands(r.and_gates());
             s.last = meter.finish(e, r.log.and_gates);
-            s.last.pipelined = false;
+            s.last.pipelined = s.pipeline;
+            s.last.eager = true;
             ++s.runs;
             return;
         }
         const auto run_body = [&](detail::segment_runner& r) {
             if (!s.pipeline) return body(&r, nullptr);
             // Record segment k + 1 while segment k is garbled or evaluated.
-            detail::pipelined_runner p(r, [&s] {
-                for (const auto* links : {&s.links, &s.bob_links})
-                    for (net::channel* l : *links) l->interrupt();
-            });
+            detail::pipelined_runner p(r, interrupt);
             body(&p, nullptr);
         };
         if (s.malicious) {
