@@ -34,12 +34,6 @@ using namespace tandem::test;
 template <std::size_t W>
 using u = secure_uint<W>;
 
-std::vector<std::uint32_t> random_values(std::mt19937_64& rng, std::size_t n, std::uint32_t bound) {
-    std::vector<std::uint32_t> v(n);
-    for (auto& x : v) x = static_cast<std::uint32_t>(rng() % bound);
-    return v;
-}
-
 /// Σ (x_i − y)² · x_i over Alice's sequence and Bob's single y, with the
 /// partial sum opened to both every 16 values (it steers nothing, but opens
 /// mid-segment), and the last difference opened to Alice only.

@@ -18,6 +18,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <random>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -129,6 +130,13 @@ inline void rethrow(const outcome& o) {
     if (o.alice && o.bob) FAIL_CHECK("bob failed too: " << message_of(o.bob));
     if (o.alice) std::rethrow_exception(o.alice);
     if (o.bob) std::rethrow_exception(o.bob);
+}
+
+/// n values below `bound`, drawn from `rng` (a fixed seed: the test's INFO prints it).
+inline std::vector<std::uint32_t> random_values(std::mt19937_64& rng, std::size_t n, std::uint32_t bound) {
+    std::vector<std::uint32_t> v(n);
+    for (auto& x : v) x = static_cast<std::uint32_t>(rng() % bound);
+    return v;
 }
 
 inline session_options with_threads(std::uint32_t threads) {

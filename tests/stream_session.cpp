@@ -30,12 +30,6 @@ using namespace tandem::test;
 template <std::size_t W>
 using u = secure_uint<W>;
 
-std::vector<std::uint32_t> random_values(std::mt19937_64& rng, std::size_t n, std::uint32_t bound) {
-    std::vector<std::uint32_t> v(n);
-    for (auto& x : v) x = static_cast<std::uint32_t>(rng() % bound);
-    return v;
-}
-
 std::vector<std::uint8_t> random_symbols(std::mt19937_64& rng, std::size_t n, unsigned letters) {
     std::vector<std::uint8_t> v(n);
     for (auto& x : v) x = static_cast<std::uint8_t>(rng() % letters);

@@ -133,6 +133,18 @@ TANDEM_INLINE std::vector<std::uint32_t> builder::carry_live(std::size_t n_wires
     return wires;
 }
 
+TANDEM_INLINE void builder::restart_segment_counts(std::size_t live_refs) noexcept {
+    segment_and_count_ = 0;
+    segment_and_total_ = 0;
+    arm_and_countdown();
+    // A cut walks every live reference: the next one waits until the
+    // segment has at least that many gates (a compile) or a quarter of
+    // that (a streamed run, whose segments stay small while little is
+    // live), so a function holding a million values alive — a sort —
+    // pays O(1) per gate for the walks instead of O(live) per segment.
+    min_cut_gates_ = compile_ ? live_refs : live_refs / 4;
+}
+
 TANDEM_INLINE std::optional<std::vector<bool>> builder::cut_eager(std::span<const wire_ref> opened,
                                                                   std::optional<reveal> who) {
     std::vector<std::uint32_t> open_wires;  // a complemented bit opens through its NOT gate, made here
@@ -148,8 +160,7 @@ TANDEM_INLINE std::optional<std::vector<bool>> builder::cut_eager(std::span<cons
     eager_next_ = eager_first_gate_ = static_cast<std::uint32_t>(wires.size()) + 1;
     rec_.chain = gate_chain{};
     eager_not_.clear();
-    segment_and_total_ = 0;
-    min_cut_gates_ = live_refs / 4;  // as cut() below: O(1) per gate for the walks
+    restart_segment_counts(live_refs);
     return sink_->end_segment(wires, open_wires, who, digest);
 }
 
@@ -196,15 +207,7 @@ TANDEM_INLINE std::optional<std::vector<bool>> builder::cut(std::span<const wire
     twin_count_ = 0;
     rec_.deduplicated = true;
     floor_ = 0;
-    segment_and_count_ = 0;
-    segment_and_total_ = 0;
-    arm_and_countdown();
-    // A cut walks every live reference: the next one waits until the
-    // segment has at least that many gates (a compile) or a quarter of
-    // that (a streamed run, whose segments stay small while little is
-    // live), so a function holding a million values alive — a sort —
-    // pays O(1) per gate for the walks instead of O(live) per segment.
-    min_cut_gates_ = compile_ ? live_refs : live_refs / 4;
+    restart_segment_counts(live_refs);
     return runner_->run(std::move(seg));
 }
 
