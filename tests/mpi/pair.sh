@@ -15,7 +15,9 @@ bin=$1 np_a=$2 np_b=$3 args_a=${4:-} args_b=${5:-} expect=${6:-} pattern=${7:-}
 if ((EUID == 0)); then  # Open MPI refuses root unless told (the CI machines run as root)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-port=$((20000 + RANDOM % 20000))
+# Below 32768, where Linux hands out ephemeral ports: a random port there could be
+# some other test's connection (seen once: "Address already in use").
+port=$((20000 + RANDOM % 12000))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {  # NP PARTY ARGS [MPIRUN_OPTION]
