@@ -255,18 +255,21 @@ TEST_CASE("eager_session.a_function_that_throws_mid_run_ends_both_sides") {
 
 TEST_CASE("eager_session.regions_run_inline_and_the_default_is_chosen_by_the_session") {
     // A region in an eager run: its instances run one after another, the window levels their ANDs.
-    auto regions = stream(
-        [](const std::array<u<8>, 4>& a, u<8> b) {
-            const auto products = parallel_for<4>([&](std::size_t k) { return a[k] * b; });
-            const u<8> sum = reduce(std::span<const u<8>>(products), [](u<8> x, u<8> y) { return x + y; });
-            return products[0] + products[3] + sum;
-        },
-        input<party::alice, std::array<u<8>, 4>>, input<party::bob, u<8>>);
+    const auto make_regions = [] {  // each party its own: the mode is set on it
+        return stream(
+            [](const std::array<u<8>, 4>& a, u<8> b) {
+                const auto products = parallel_for<4>([&](std::size_t k) { return a[k] * b; });
+                const u<8> sum = reduce(std::span<const u<8>>(products), [](u<8> x, u<8> y) { return x + y; });
+                return products[0] + products[3] + sum;
+            },
+            input<party::alice, std::array<u<8>, 4>>, input<party::bob, u<8>>);
+    };
     const std::array<std::uint8_t, 4> a{1, 2, 3, 4};
     const std::uint8_t expected = static_cast<std::uint8_t>(5 + 20 + 50);
     bool eager[2][2] = {};
     const auto side = [&](int p) {
         return [&, p](session& s) {
+            auto regions = make_regions();
             for (const std::optional<bool> mode : {std::optional<bool>(true), std::optional<bool>()}) {
                 regions.eager = mode;
                 CHECK((p == 0 ? s.run(regions, a) : s.run(regions, std::uint8_t{5})) == expected);
@@ -283,7 +286,7 @@ TEST_CASE("eager_session.regions_run_inline_and_the_default_is_chosen_by_the_ses
     bool levelled_eager[2] = {true, true};
     const auto two_threads = [&](int p) {
         return [&, p](session& s) {
-            regions.eager.reset();
+            auto regions = make_regions();  // eager unset
             CHECK((p == 0 ? s.run(regions, a) : s.run(regions, std::uint8_t{5})) == expected);
             levelled_eager[p] = s.last_run().eager;
         };
