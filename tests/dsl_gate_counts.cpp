@@ -60,28 +60,13 @@ std::pair<std::uint64_t, std::uint64_t> truncated_product_ands() {
             by([](auto& bld, auto& x, auto& y, auto& o) { detail::multiply_truncated_karatsuba(bld, x, y, o); })};
 }
 
-/// ANDs of the truncated square of an N-bit value by square_schoolbook and
-/// by Karatsuba's split.
-template <std::size_t N>
-std::pair<std::uint64_t, std::uint64_t> truncated_square_ands() {
+/// ANDs of the square of an N-bit value into Out bits (N: truncated, 2N:
+/// full) by square_schoolbook and by Karatsuba's split (truncated: the low
+/// half's full square and one cross product; full: three half-size squares).
+template <std::size_t N, std::size_t Out>
+std::pair<std::uint64_t, std::uint64_t> square_ands() {
     using U = secure_uint<N>;
-    auto by = [](auto method) {
-        return ands<U>([method](U a, U) {
-            typename U::bits_type out;
-            method(detail::builder_for(a.owner()), a.bits(), out);
-            return U(out, a.owner());
-        });
-    };
-    return {by([](auto& bld, auto& x, auto& o) { detail::square_schoolbook(bld, x, o); }),
-            by([](auto& bld, auto& x, auto& o) { detail::multiply_truncated_karatsuba(bld, x, x, o); })};
-}
-
-/// ANDs of the full (2N-bit) square of an N-bit value by square_schoolbook
-/// and by Karatsuba's three half-size squares.
-template <std::size_t N>
-std::pair<std::uint64_t, std::uint64_t> full_square_ands() {
-    using U = secure_uint<N>;
-    using W = secure_uint<2 * N>;
+    using W = secure_uint<Out>;
     auto by = [](auto method) {
         return ands<U>([method](U a, U) {
             typename W::bits_type out;
@@ -90,7 +75,10 @@ std::pair<std::uint64_t, std::uint64_t> full_square_ands() {
         });
     };
     return {by([](auto& bld, auto& x, auto& o) { detail::square_schoolbook(bld, x, o); }),
-            by([](auto& bld, auto& x, auto& o) { detail::multiply_full_karatsuba(bld, x, x, o); })};
+            by([](auto& bld, auto& x, auto& o) {
+                if constexpr (Out == N) detail::multiply_truncated_karatsuba(bld, x, x, o);
+                else detail::multiply_full_karatsuba(bld, x, x, o);
+            })};
 }
 
 }  // namespace
@@ -171,7 +159,7 @@ TEST_CASE("dsl.gate_counts.square_crossover") {
     };
     const auto counts = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
         using U = secure_uint<N>;
-        return row(N, truncated_square_ands<N>(), ands<U>([](U a, U b) { return a * b; }));
+        return row(N, square_ands<N, N>(), ands<U>([](U a, U b) { return a * b; }));
     };
     const auto c8 = counts(std::integral_constant<std::size_t, 8>{});
     const auto c31 = counts(std::integral_constant<std::size_t, 31>{});
@@ -185,7 +173,7 @@ TEST_CASE("dsl.gate_counts.square_crossover") {
     MESSAGE("truncated square ANDs\n" << table.str());
     std::ostringstream full;
     const auto full_row = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
-        const auto c = full_square_ands<N>();
+        const auto c = square_ands<N, 2 * N>();
         full << N << ": square " << c.first << ", karatsuba " << c.second << "\n";
         return c;
     };

@@ -596,9 +596,10 @@ private:
         }
         return record<kind>(x, y);
     }
+    /// emit's other detour, out of line: a gate of an open region instance.
     template <gate_kind kind>
     [[gnu::noinline]] std::uint32_t detour(std::uint32_t x, std::uint32_t y) {
-        return eager() ? emit_eager<kind>(x, y) : emit_in_instance(kind, x, y);
+        return emit_in_instance(kind, x, y);
     }
     /// emit's recording: the gate, or its twin, in the segment's records.
     template <gate_kind kind>

@@ -102,8 +102,8 @@ public:
         next_.first = first;
         next_.owner = owner;
         next_.bits = bits;
-        next_.known = values != nullptr;
         if (values != nullptr) next_.values.assign(values, values + bits);  // the caller's buffer is reused
+        else next_.values.clear();  // (bits > 0: empty means this party does not know them)
         hand_over();
     }
 
@@ -136,8 +136,7 @@ private:
         event then = none;
         std::uint32_t first = 0, bits = 0;
         party owner = party::alice;
-        bool known = false;
-        std::vector<std::uint8_t> values;
+        std::vector<std::uint8_t> values;  ///< the input bits where this party knows them, else empty
         std::vector<std::uint32_t> carried;
         gate_sum sum;
     };
@@ -152,7 +151,7 @@ private:
 
     void run(job& j) {
         if (!j.gates.empty()) inner_.gates(j.gates);
-        if (j.then == job::input) inner_.inputs(j.first, j.owner, j.bits, j.known ? j.values.data() : nullptr);
+        if (j.then == job::input) inner_.inputs(j.first, j.owner, j.bits, j.values.empty() ? nullptr : j.values.data());
         if (j.then == job::segment_end) (void)inner_.end_segment(j.carried, {}, std::nullopt, j.sum);
     }
 
