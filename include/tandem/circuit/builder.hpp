@@ -670,10 +670,14 @@ private:
             too_many_wires();
         eager_next_ = id + 1;
         rec_.chain.add(x, y, static_cast<std::uint32_t>(kind));
-        eager_made_[eager_count_] = gate{x, y, id, kind};
-        if (++eager_count_ == eager_batch) [[unlikely]]
-            pass_gates();
         if (kind == gate_kind::and_gate && ++segment_and_total_ >= stream_limit_) cut_pending_ = true;
+        // The gate is stored last: its kind is a byte, whose store may alias
+        // any member, which would then be loaded again.
+        gate* const slot = eager_made_.get() + eager_count_;
+        const bool full = ++eager_count_ == eager_batch;
+        *slot = gate{x, y, id, kind};
+        if (full) [[unlikely]]
+            pass_gates();
         return id;
     }
     /// Hands the gates made since the last call to the sink.

@@ -69,7 +69,31 @@ public:
     void run(std::span<const gate> made) {
         if (made.empty()) return;
         room_for(made.back().out);  // outputs are fresh ids, increasing: the last is the largest
-        for (const gate& g : made) add(g);
+        // The arrays and the epoch in locals: a label is a vector type, whose
+        // stores may alias anything, so members would be loaded again after each.
+        std::uint32_t* const tag = tag_.data();
+        block* const label = label_.data();
+        const block not_mask = not_mask_;
+        std::uint32_t epoch = epoch_base_;
+        for (const gate& g : made) {
+            const bool is_and = g.kind == gate_kind::and_gate;
+            std::uint32_t l = std::max(level_in(tag, epoch, g.in0), level_in(tag, epoch, g.in1)) + (is_and ? 1u : 0u);
+            if (l > window_levels) [[unlikely]] {  // too deep: run the window, the operands are known then
+                flush();
+                epoch = epoch_base_;
+                l = is_and ? 1u : 0u;
+            }
+            if (l == 0) {  // linear in known labels: now
+                label[g.out] = linear_value(label, not_mask, g);
+                continue;
+            }
+            (is_and ? ands_ : linear_)[l].push_back(g);
+            tag[g.out] = epoch | l;
+            if (is_and && ++window_and_count_ == window_ands) {
+                flush();
+                epoch = epoch_base_;
+            }
+        }
     }
 
     /// Sets wire w's label (an input bit's).
@@ -85,7 +109,7 @@ public:
     }
     /// Wire w's label, the window flushed first if w is pending.
     const block& get(std::uint32_t w) {
-        if (level_of(w) != 0) flush();
+        if (level_in(tag_.data(), epoch_base_, w) != 0) flush();
         return label_[w];
     }
 
@@ -104,6 +128,8 @@ public:
         if constexpr (requires { core_.begin_window(window_and_count_); })
             if (window_and_count_ != 0) core_.begin_window(window_and_count_);
         bool any = false;
+        block* const label = label_.data();  // (the core writes labels, never reallocates them)
+        const block not_mask = not_mask_;
         for (std::uint32_t l = 1; l <= window_levels; ++l) {
             if (linear_[l].empty() && ands_[l].empty()) continue;
             any = true;
@@ -113,7 +139,7 @@ public:
                 next_and_ += a.size();
                 a.clear();
             }
-            for (const gate& g : linear_[l]) label_[g.out] = value_of_linear(g);
+            for (const gate& g : linear_[l]) label[g.out] = linear_value(label, not_mask, g);
             linear_[l].clear();
         }
         windows_ += any ? 1 : 0;
@@ -138,30 +164,14 @@ private:
     /// of window ANDs it waits for. Tagged epoch << 8 | level when set: a
     /// tag from an earlier window (a smaller epoch) reads as level 0, so
     /// nothing is cleared between windows.
-    std::uint32_t level_of(std::uint32_t w) const noexcept {
-        const std::uint32_t t = tag_[w] - epoch_base_;
+    static std::uint32_t level_in(const std::uint32_t* tag, std::uint32_t epoch, std::uint32_t w) noexcept {
+        const std::uint32_t t = tag[w] - epoch;
         return t <= window_levels ? t : 0u;
     }
 
-    block value_of_linear(const gate& g) const noexcept {
+    static block linear_value(const block* label, const block& not_mask, const gate& g) noexcept {
         static_assert(tandem::detail::free_kinds_are_xor_and_not, "give the new free kind its label here");
-        return label_[g.in0] ^ (g.kind == gate_kind::xor_gate ? label_[g.in1] : not_mask_);
-    }
-
-    void add(const gate& g) {
-        const bool is_and = g.kind == gate_kind::and_gate;
-        std::uint32_t l = std::max(level_of(g.in0), level_of(g.in1)) + (is_and ? 1u : 0u);
-        if (l > window_levels) [[unlikely]] {  // too deep: run the window, the operands are known then
-            flush();
-            l = is_and ? 1u : 0u;
-        }
-        if (l == 0) {  // linear in known labels: now
-            label_[g.out] = value_of_linear(g);
-            return;
-        }
-        (is_and ? ands_ : linear_)[l].push_back(g);
-        tag_[g.out] = epoch_base_ | l;
-        if (is_and && ++window_and_count_ == window_ands) flush();
+        return label[g.in0] ^ (g.kind == gate_kind::xor_gate ? label[g.in1] : not_mask);
     }
 
     void room_for(std::uint32_t w) {
