@@ -6,7 +6,7 @@
 #   two-party      bench/first_program/two_party.cpp (<tandem/session.hpp>)
 #                  each in compiled mode (-DTANDEM_SEPARATE_COMPILATION, what
 #                  tandem::tandem gives) and header-only (tandem::headers)
-#   library        src/session.cpp and src/core.cpp, compiled once per build
+#   library        src/session.cpp, src/core.cpp and src/net.cpp, compiled once per build
 # With a build folder as $1 (default build/release) holding libtandem.a, the
 # two-party program is also linked and run, so the figure is of a program
 # that works.
@@ -39,6 +39,7 @@ best "two-party, compiled mode" -DTANDEM_SEPARATE_COMPILATION -c bench/first_pro
 best "two-party, header-only" -c bench/first_program/two_party.cpp -o "$out/tp_h.o"
 best "library: src/session.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/session.cpp -o "$out/lib.o"
 best "library: src/core.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/core.cpp -o "$out/core.o"
+best "library: src/net.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/net.cpp -o "$out/net.o"
 if [[ -f $build/libtandem.a ]]; then
     "$cxx" -o "$out/plain" "$out/plain.o" "$build/libtandem.a" -lsodium -lpthread
     "$out/plain" && echo "plaintext program (compiled mode) linked against $build/libtandem.a: runs, right"

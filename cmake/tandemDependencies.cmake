@@ -6,6 +6,7 @@
 #   Boost::headers    Boost.Hana (header-only)          Debian: libboost-dev
 #   Threads::Threads
 #   tandem::sodium    libsodium, via pkg-config          Debian: libsodium-dev
+#   tandem::asio      standalone Asio (header-only)      Debian: libasio-dev
 #
 # This file defines every target before the installed tandemTargets.cmake
 # (which links them into tandem::tandem) is read.
@@ -61,6 +62,21 @@ if(NOT TARGET tandem::sodium)
 endif()
 if(NOT TARGET tandem::sodium)
   _tandem_missing_dependency("libsodium (found with pkg-config)" "libsodium-dev pkg-config")
+endif()
+
+# Standalone Asio: headers only. The compiled library (src/net.cpp) is the
+# one place that includes it, unless tandem is used header-only.
+if(NOT TARGET tandem::asio)
+  find_path(TANDEM_ASIO_INCLUDE_DIR NAMES asio.hpp)
+  mark_as_advanced(TANDEM_ASIO_INCLUDE_DIR)
+  if(TANDEM_ASIO_INCLUDE_DIR)
+    add_library(tandem::asio INTERFACE IMPORTED)
+    target_include_directories(tandem::asio INTERFACE "${TANDEM_ASIO_INCLUDE_DIR}")
+    target_compile_definitions(tandem::asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
+  endif()
+endif()
+if(NOT TARGET tandem::asio)
+  _tandem_missing_dependency("standalone Asio (asio.hpp)" libasio-dev)
 endif()
 
 if(_tandem_missing)

@@ -16,7 +16,7 @@ set -euo pipefail
 
 # clang and its runtimes: the sanitizer builds and the libFuzzer harnesses (CI);
 # valgrind: the secret-independence test.
-packages=(g++ cmake ninja-build pkg-config libboost-dev doctest-dev libsodium-dev
+packages=(g++ cmake ninja-build pkg-config libboost-dev doctest-dev libsodium-dev libasio-dev
           clang libclang-rt-14-dev valgrind)
 
 extras=()

@@ -1,0 +1,274 @@
+// tandem/net/tcp_impl.hpp — the definitions of net/tcp.hpp, on standalone
+// Asio. Included at the end of tcp.hpp when tandem is used header-only;
+// compiled once into the library, by src/net.cpp, when
+// TANDEM_SEPARATE_COMPILATION is defined (user code then never sees Asio).
+//
+// Each socket has an io_context of its own, run only by the thread that
+// uses the channel and only while it waits: data moves with non-blocking
+// read_some/write_some, and when the kernel has nothing to give or no room,
+// one async_wait is run on the io_context until it completes or the
+// channel's timeout passes. Connecting and accepting are one asynchronous
+// operation each, run the same way until their deadline.
+#pragma once
+
+#include <tandem/detail/linkage.hpp>
+#include <tandem/net/tcp.hpp>
+
+#include <asio/error.hpp>
+#include <asio/io_context.hpp>
+#include <asio/ip/address.hpp>
+#include <asio/ip/tcp.hpp>
+
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+#include <utility>
+
+namespace tandem::net {
+
+namespace detail {
+
+struct tcp_socket {
+    asio::io_context io{1};  // (concurrency hint: one thread runs it)
+    asio::ip::tcp::socket socket{io};
+};
+
+struct tcp_acceptor {
+    asio::io_context io{1};
+    asio::ip::tcp::acceptor acceptor{io};
+};
+
+/// Starts one asynchronous operation on `io` (start(handler)) and runs io
+/// until it completes or `deadline` passes. Past the deadline, cancel()
+/// stops it and its handler — which refers to this frame — runs before this
+/// returns. Returns the operation's error code, or nothing when the deadline
+/// passed first.
+template <class Start, class Cancel>
+std::optional<asio::error_code> run_one(asio::io_context& io, clock::time_point deadline, Start start, Cancel cancel) {
+    std::optional<asio::error_code> result;
+    bool done = false;
+    start([&](const asio::error_code& ec, auto&&...) {
+        result = ec;
+        done = true;
+    });
+    io.restart();
+    io.run_until(deadline);  // returns as soon as the one operation completed: no work is left
+    if (done) return result;
+    cancel();
+    io.restart();
+    io.run();
+    return std::nullopt;
+}
+
+/// Keeps a socket from leaking into programs this process executes (Asio
+/// opens descriptors without close-on-exec).
+inline void close_on_exec(int fd) noexcept {
+    if (fd >= 0) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
+}
+
+/// "address:port", for messages.
+inline std::string endpoint_name(const asio::ip::tcp::endpoint& e) {
+    return e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+/// same_host on parsed addresses.
+inline bool same_host_ip(const asio::ip::address& mine, const asio::ip::address& peer) {
+    const auto as_v6 = [](const asio::ip::address& a) {
+        return a.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, a.to_v4()) : a.to_v6();
+    };
+    const asio::ip::address_v6 m = as_v6(mine), p = as_v6(peer);
+    const bool loopback =
+        p.is_loopback() || (p.is_v4_mapped() && asio::ip::make_address_v4(asio::ip::v4_mapped, p).is_loopback());
+    return loopback || m == p;
+}
+
+TANDEM_INLINE bool same_host(const std::string& mine, const std::string& peer) {
+    asio::error_code e1, e2;
+    const asio::ip::address m = asio::ip::make_address(mine, e1), p = asio::ip::make_address(peer, e2);
+    return !e1 && !e2 && same_host_ip(m, p);
+}
+
+}  // namespace detail
+
+TANDEM_INLINE tcp_channel::tcp_channel(std::unique_ptr<detail::tcp_socket> socket, std::string name)
+    : channel(std::move(name)), s_(std::move(socket)) {
+    asio::ip::tcp::socket& s = s_->socket;
+    // Failures here only cost speed: we batch ourselves (flush means now),
+    // and large kernel buffers from the start let tables stream at GB/s
+    // where the autotuned windows would take several runs to grow.
+    asio::error_code ignored;
+    s.set_option(asio::ip::tcp::no_delay(true), ignored);
+    s.set_option(asio::socket_base::send_buffer_size(kernel_buffer_bytes), ignored);
+    s.set_option(asio::socket_base::receive_buffer_size(kernel_buffer_bytes), ignored);
+    detail::close_on_exec(s.native_handle());
+    asio::error_code ec;
+    s.non_blocking(true, ec);
+    if (ec) fail("set-up", ec.message());
+}
+
+TANDEM_INLINE tcp_channel::~tcp_channel() = default;
+
+TANDEM_INLINE void tcp_channel::close() noexcept {
+    asio::error_code ignored;
+    s_->socket.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    s_->socket.close(ignored);
+}
+
+TANDEM_INLINE void tcp_channel::interrupt() noexcept {
+    // The descriptor's own shutdown, not the socket object's: this runs on
+    // another thread than the one that may be waiting in the io_context, and
+    // the descriptor stays allocated (no other socket can take its number)
+    // until that thread closes it.
+    ::shutdown(s_->socket.native_handle(), SHUT_RDWR);
+}
+
+TANDEM_INLINE bool tcp_channel::peer_on_this_host() const noexcept {
+    asio::error_code e1, e2;
+    const asio::ip::tcp::endpoint mine = s_->socket.local_endpoint(e1);
+    const asio::ip::tcp::endpoint peer = s_->socket.remote_endpoint(e2);
+    return !e1 && !e2 && detail::same_host_ip(mine.address(), peer.address());
+}
+
+TANDEM_INLINE void tcp_channel::write_all(const std::byte* p, std::size_t n, const char* op) {
+    while (n > 0) {
+        asio::error_code ec;
+        const std::size_t k = s_->socket.write_some(asio::buffer(p, n), ec);
+        p += k;
+        n -= k;
+        if (!ec || ec == asio::error::interrupted) continue;
+        if (ec == asio::error::would_block || ec == asio::error::try_again) {
+            wait(true, op);
+        } else if (ec == asio::error::broken_pipe || ec == asio::error::connection_reset ||
+                   ec == asio::error::shut_down) {
+            fail_closed(op);
+        } else {
+            fail(op, ec.message());
+        }
+    }
+}
+
+TANDEM_INLINE std::size_t tcp_channel::read_some(std::byte* p, std::size_t min, std::size_t max) {
+    std::size_t got = 0;
+    while (got < min) {
+        asio::error_code ec;
+        got += s_->socket.read_some(asio::buffer(p + got, max - got), ec);
+        if (!ec || ec == asio::error::interrupted) continue;
+        if (ec == asio::error::would_block || ec == asio::error::try_again) {
+            wait(false, "recv");
+        } else if (ec == asio::error::eof || ec == asio::error::connection_reset) {
+            fail_closed("recv");
+        } else {
+            fail("recv", ec.message());
+        }
+    }
+    return got;
+}
+
+TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
+    asio::ip::tcp::socket& s = s_->socket;
+    const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
+    const std::optional<asio::error_code> r = detail::run_one(
+        s_->io, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },
+        [&] {
+            asio::error_code ignored;
+            s.cancel(ignored);
+        });
+    if (!r) fail_deadline(op);
+    if (*r) fail(op, r->message());  // ready otherwise, or closed: the next read or write says which
+}
+
+TANDEM_INLINE tcp_listener::tcp_listener(std::uint16_t port, const std::string& address)
+    : a_(std::make_unique<detail::tcp_acceptor>()) {
+    asio::error_code ec;
+    const asio::ip::address ip = asio::ip::make_address(address, ec);
+    if (ec) throw usage_error("tcp_listener: '" + address + "' is not an IP address (IPv4 or IPv6)");
+    const asio::ip::tcp::endpoint at(ip, port);
+    asio::ip::tcp::acceptor& a = a_->acceptor;
+    a.open(at.protocol(), ec);
+    if (!ec) {
+        detail::close_on_exec(a.native_handle());
+        a.set_option(asio::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) a.bind(at, ec);
+    if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+        throw network_error("cannot listen on " + detail::endpoint_name(at) + ": " + ec.message() +
+                            " (is another program using the port?)");
+}
+
+TANDEM_INLINE tcp_listener::tcp_listener(tcp_listener&&) noexcept = default;
+TANDEM_INLINE tcp_listener& tcp_listener::operator=(tcp_listener&&) noexcept = default;
+TANDEM_INLINE tcp_listener::~tcp_listener() = default;
+
+TANDEM_INLINE std::uint16_t tcp_listener::port() const {
+    asio::error_code ec;
+    const asio::ip::tcp::endpoint at = a_->acceptor.local_endpoint(ec);
+    if (ec) throw network_error("tcp_listener: cannot read the local port: " + ec.message());
+    return at.port();
+}
+
+TANDEM_INLINE std::unique_ptr<tcp_channel> tcp_listener::accept(std::chrono::milliseconds timeout) {
+    const clock::time_point deadline = clock::now() + timeout;
+    asio::ip::tcp::acceptor& a = a_->acceptor;
+    for (;;) {
+        auto s = std::make_unique<detail::tcp_socket>();
+        asio::ip::tcp::endpoint peer;
+        const std::optional<asio::error_code> r = detail::run_one(
+            a_->io, deadline, [&](auto handler) { a.async_accept(s->socket, peer, std::move(handler)); },
+            [&] {
+                asio::error_code ignored;
+                a.cancel(ignored);
+            });
+        if (!r)
+            throw network_error("accept on port " + std::to_string(port()) + ": no peer connected within " +
+                                std::to_string(timeout.count()) +
+                                " ms; start the other party, or check the address and port it connects to");
+        // (The socket is registered with its own io_context, on which the
+        // channel's waits run, not with the acceptor's.)
+        if (!*r) return std::make_unique<tcp_channel>(std::move(s), "tcp from " + detail::endpoint_name(peer));
+        // Gone before we took it, or a signal: wait for the next one.
+        if (*r != asio::error::connection_aborted && *r != asio::error::interrupted &&
+            *r != asio::error::would_block && *r != asio::error::try_again)
+            throw network_error("accept on port " + std::to_string(port()) + ": " + r->message());
+    }
+}
+
+TANDEM_INLINE std::unique_ptr<tcp_channel> tcp_connect(const std::string& host, std::uint16_t port,
+                                                       std::chrono::milliseconds timeout) {
+    const clock::time_point deadline = clock::now() + timeout;
+    const std::string target = host + ":" + std::to_string(port);
+    asio::error_code ec;
+    asio::io_context lookup{1};
+    asio::ip::tcp::resolver resolver(lookup);
+    const auto endpoints =
+        resolver.resolve(host, std::to_string(port), asio::ip::resolver_base::numeric_service, ec);
+    if (ec) throw network_error("connect to " + target + ": cannot resolve '" + host + "': " + ec.message());
+    std::string last = "no attempt";
+    while (clock::now() < deadline) {
+        for (const auto& entry : endpoints) {
+            if (clock::now() >= deadline) break;
+            auto s = std::make_unique<detail::tcp_socket>();
+            const std::optional<asio::error_code> r = detail::run_one(
+                s->io, deadline, [&](auto handler) { s->socket.async_connect(entry.endpoint(), std::move(handler)); },
+                [&] {
+                    asio::error_code ignored;
+                    s->socket.close(ignored);
+                });
+            if (!r) {
+                last = "timed out";
+                break;
+            }
+            if (!*r) return std::make_unique<tcp_channel>(std::move(s), "tcp to " + target);
+            last = r->message();
+        }
+        // Not listening yet: try again shortly.
+        std::this_thread::sleep_for(std::min<clock::duration>(std::chrono::milliseconds(20), deadline - clock::now()));
+    }
+    throw network_error("connect to " + target + ": no connection within " + std::to_string(timeout.count()) +
+                        " ms (last attempt: " + last + "); is the other party running and listening there?");
+}
+
+}  // namespace tandem::net
