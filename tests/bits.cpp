@@ -6,6 +6,7 @@
 
 #include "exception_text.hpp"
 #include <tandem/bits.hpp>
+#include <tandem/int128.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -27,7 +28,7 @@ using tandem::hex_from_bits;
 
 namespace {
 
-using u128 = unsigned __int128;
+using u128 = tandem::uint128;
 
 constexpr std::size_t widths[] = {0, 1, 7, 8, 63, 64, 65, 127, 128, 129, 256};
 constexpr std::uint64_t seed = 0x16b175u;

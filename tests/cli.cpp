@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <tandem/bits.hpp>
+#include <tandem/int128.hpp>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -195,7 +196,7 @@ TEST_CASE("cli: built-ins give what plain C++ computes (fixed seed)") {
         CHECK(value("less64") == std::to_string(a < b ? 1 : 0));
         CHECK(value("equal64") == "0");
         CHECK(value("max64") == std::to_string(std::max(a, b)));
-        const unsigned __int128 wide = static_cast<unsigned __int128>(a) * b;
+        const tandem::uint128 wide = static_cast<tandem::uint128>(a) * b;
         const result m = run({"plain", "mul128", "--input", std::to_string(a), std::to_string(b)});
         CHECK(output_value(m.out, 0) ==
               "0x" + tandem::hex_from_bits(tandem::bits_from_decimal(
@@ -332,7 +333,7 @@ TEST_CASE("cli: --local with options: reveal, threads, IPP, stream, hash, JSON")
         CHECK(contains(r.out, "[alice] outputs: revealed to the other party only"));
         CHECK(output_value(r.out, 0, "bob") == cipher_c1);
     }
-    for (const std::vector<std::string> extra :
+    for (const std::vector<std::string>& extra :
          {std::vector<std::string>{"--threads", "2"}, {"--ipp", "--threads", "2"}, {"--stream"},
           {"--stream", "--segment-ands", "64"}, {"--hash", "fixed-key"}, {"--malicious"},
           {"--malicious", "--stream", "--segment-ands", "2000"}, {"--malicious", "--threads", "2"}}) {

@@ -49,14 +49,10 @@ struct tcp_acceptor {
 template <class Start, class Cancel>
 std::optional<asio::error_code> run_one(asio::io_context& io, clock::time_point deadline, Start start, Cancel cancel) {
     std::optional<asio::error_code> result;
-    bool done = false;
-    start([&](const asio::error_code& ec, auto&&...) {
-        result = ec;
-        done = true;
-    });
+    start([&result](const asio::error_code& ec, auto&&...) { result = ec; });
     io.restart();
     io.run_until(deadline);  // returns as soon as the one operation completed: no work is left
-    if (done) return result;
+    if (result) return result;
     cancel();
     io.restart();
     io.run();
