@@ -65,6 +65,17 @@ inline void close_on_exec(int fd) noexcept {
     if (fd >= 0) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
 }
 
+/// Whether a read or write found nothing to read or no room: wait, then retry.
+inline bool must_wait(const asio::error_code& ec) noexcept {
+    return ec == asio::error::would_block || ec == asio::error::try_again;
+}
+
+/// Whether a read or write failed because the peer closed or reset the link.
+inline bool peer_gone(const asio::error_code& ec) noexcept {
+    return ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+           ec == asio::error::shut_down;
+}
+
 /// "address:port", for messages.
 inline std::string endpoint_name(const asio::ip::tcp::endpoint& e) {
     return e.address().to_string() + ":" + std::to_string(e.port());
@@ -135,10 +146,9 @@ TANDEM_INLINE void tcp_channel::write_all(const std::byte* p, std::size_t n, con
         p += k;
         n -= k;
         if (!ec || ec == asio::error::interrupted) continue;
-        if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        if (detail::must_wait(ec)) {
             wait(true, op);
-        } else if (ec == asio::error::broken_pipe || ec == asio::error::connection_reset ||
-                   ec == asio::error::shut_down) {
+        } else if (detail::peer_gone(ec)) {
             fail_closed(op);
         } else {
             fail(op, ec.message());
@@ -152,9 +162,9 @@ TANDEM_INLINE std::size_t tcp_channel::read_some(std::byte* p, std::size_t min, 
         asio::error_code ec;
         got += s_->socket.read_some(asio::buffer(p + got, max - got), ec);
         if (!ec || ec == asio::error::interrupted) continue;
-        if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        if (detail::must_wait(ec)) {
             wait(false, "recv");
-        } else if (ec == asio::error::eof || ec == asio::error::connection_reset) {
+        } else if (detail::peer_gone(ec)) {
             fail_closed("recv");
         } else {
             fail("recv", ec.message());
