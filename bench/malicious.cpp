@@ -43,7 +43,7 @@
 //   stream  the chain of about 10^8 ANDs (--ands N; --quick: 10^6),
 //         s ← compress(s, m) as a streamed function (dsl/stream.hpp) run by a
 //         session with security::malicious, segment by segment in bounded
-//         memory (session/auth_stream.hpp), segments of --segment-ands ANDs
+//         memory (session/authenticated.hpp), segments of --segment-ands ANDs
 //         (default the library's, 2^14): M AND/s from run() to output, bytes
 //         per AND each way, the phases, peak RSS per party. Not in "all".
 // --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious).
@@ -76,6 +76,13 @@ using clock_type = std::chrono::steady_clock;
 using bench::barrier;
 using bench::pin_to_core;
 using bench::swap_figure;
+
+/// The phases of ge's last run or prepare into r.
+void report(const auth::garbler_evaluator& ge, run_stats& r) {
+    r.independent = ge.last_phases().independent;
+    r.dependent = ge.last_phases().dependent;
+    r.online = ge.last_phases().online;
+}
 
 struct config {
     bench::options opt;
@@ -347,7 +354,7 @@ void bench_aes(const config& c, session& s) {
         const double their_sent = swap_figure(s, sent);
         if (!out || out->size() != 128) std::abort();
         run_stats phases;
-        ge.report(phases);
+        report(ge, phases);
         const double ind = swap_figure(s, phases.independent.seconds), dep = swap_figure(s, phases.dependent.seconds),
                      onl = swap_figure(s, phases.online.seconds);
         if (r == 0) continue;
@@ -412,7 +419,7 @@ void bench_aes_amortised(const config& c, session& s) {
     const double offline_sent = double(ch.bytes_sent() - sent0);
     const double rss = double(bench::peak_rss_bytes());
     run_stats phases;
-    ge.report(phases);
+    report(ge, phases);
     barrier(s);
     std::vector<double> latency;
     sent0 = ch.bytes_sent();
@@ -554,7 +561,7 @@ void bench_sha256_chain(const config& c, session& s) {
             std::abort();
         }
         sent = double(ch.bytes_sent() - sent0);
-        ge.report(phases);
+        report(ge, phases);
     }
     const double first = swap_figure(s, times.front());
     const chain_figures f(s, k, double(ge.and_gates()), bench::median(times), bench::median(cpus), sent, phases);

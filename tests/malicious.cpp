@@ -277,7 +277,9 @@ TEST_CASE("malicious.settings_it_does_not_run_are_refused") {
     ipp.ipp = true;
     session_options unsealed = malicious_options();
     unsealed.allow_plain_links = false;
-    for (const session_options& o : {ipp, unsealed}) {
+    session_options fixed_key = malicious_options();
+    fixed_key.hash = garbling_hash::fixed_key;
+    for (const session_options& o : {ipp, unsealed, fixed_key}) {
         auto [a, b] = net::memory_pair();
         CHECK_THROWS_AS(session(party::alice, std::move(a), o, [] { return std::unique_ptr<net::channel>(); }),
                         usage_error);
@@ -287,6 +289,13 @@ TEST_CASE("malicious.settings_it_does_not_run_are_refused") {
         const std::string why = error_of([&] { session(party::bob, std::move(ends.second), unsealed); });
         CHECK(why.find("session_options::encrypt_links") != std::string::npos);
         CHECK(why.find("allow_plain_links") != std::string::npos);
+    }
+    {
+        // The hash option used to be ignored in malicious mode: now it is named.
+        auto ends = net::memory_pair();
+        const std::string why = error_of([&] { session(party::alice, std::move(ends.first), fixed_key); });
+        CHECK(why.find("session_options::hash") != std::string::npos);
+        CHECK(why.find("rekeyed") != std::string::npos);
     }
 }
 

@@ -63,7 +63,7 @@
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/party.hpp>
-#include <tandem/session/run_stats.hpp>
+#include <tandem/run_stats.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -251,13 +251,14 @@ public:
     /// executions the last prepare() prepared.
     std::uint64_t and_gates() const noexcept { return ands_; }
 
-    /// The phases of the last run or prepare() (run_stats::independent,
-    /// dependent, online); a run of prepared material has only the online one.
-    void report(run_stats& r) const noexcept {
-        r.independent = last_.independent;
-        r.dependent = last_.dependent;
-        r.online = last_.online;
-    }
+    /// The time and bytes of each phase of a run (run_stats::independent,
+    /// dependent, online).
+    struct phases {
+        phase_stats independent, dependent, online;
+    };
+    /// The phases of the last run or prepare(); a run of prepared material
+    /// has only the online one.
+    const phases& last_phases() const noexcept { return last_; }
 
 private:
     // ---- helpers on one shared bit ----
@@ -943,7 +944,7 @@ private:
     prg& rng_;
     std::size_t batch_ands_;
     party me_ = party::alice;
-    run_stats last_;  // the phases of the last run or prepare()
+    phases last_;  // of the last run or prepare()
     std::size_t ands_ = 0;
     std::uint64_t next_tweak_ = 0;
     tweak_range last_tweaks_;  // the last run()'s

@@ -6,8 +6,8 @@
 #include <tandem/net/channel.hpp>
 #include <tandem/net/keys.hpp>
 #include <tandem/party.hpp>
+#include <tandem/run_stats.hpp>
 #include <tandem/security.hpp>
-#include <tandem/session/run_stats.hpp>
 
 #include <chrono>
 #include <cstdint>

@@ -1,6 +1,7 @@
 // tandem/session/session_impl.hpp — the definitions of session.hpp's
-// session and listener: the protocol around each run, on the engine
-// (session/engine.hpp) set up by session/setup.hpp. Included at the end of
+// session and listener: what surrounds each run whatever the protocol (the
+// run headers, the statistics, a failed run closing the session), on the
+// protocol (session/protocol.hpp) set up by session/setup.hpp. Included at the end of
 // session.hpp when tandem is used header-only; compiled once into the
 // library, by src/session.cpp, when TANDEM_SEPARATE_COMPILATION is defined
 // (then user code never sees this file, nor the sockets, libsodium or the kernels).
@@ -19,14 +20,11 @@
 #include <tandem/net/memory.hpp>
 #include <tandem/net/tcp.hpp>
 #include <tandem/session.hpp>
-#include <tandem/session/auth_stream.hpp>
-#include <tandem/session/engine.hpp>
 #include <tandem/session/pipelined.hpp>
+#include <tandem/session/protocol.hpp>
 #include <tandem/session/run_header.hpp>
 #include <tandem/session/setup.hpp>
-#include <tandem/session/eager_stream.hpp>
 #include <tandem/session/stream.hpp>
-#include <tandem/session/yao.hpp>
 
 #include <chrono>
 #include <memory>
@@ -60,9 +58,9 @@ TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, 
     const auto t0 = net::clock::now();
     s_->protect_main_link();
     s_->handshake();
-    s_->set_up_ot();
+    s_->make_protocol();
     s_->open_worker_links(open_link, options.timeout);
-    s_->make_engine();
+    s_->start_protocol();
     s_->setup_seconds = std::chrono::duration<double>(net::clock::now() - t0).count();
 }
 
@@ -136,9 +134,7 @@ TANDEM_INLINE std::optional<std::vector<std::vector<bool>>> session::run_batch_c
 TANDEM_INLINE void session::prepare(const circuit<>& c, std::size_t runs) {
     guard_broken();
     state& s = *s_;
-    if (!s.malicious)
-        throw usage_error("session::prepare: only sessions with security::malicious prepare runs ahead; a semi-honest "
-                          "run garbles as it sends, so call run() alone");
+    s.proto->check_prepare();
     try {
         const state::run_meter meter(s);
         detail::run_header mine(reveal::both, c, s.runs, s.me);
@@ -150,9 +146,8 @@ TANDEM_INLINE void session::prepare(const circuit<>& c, std::size_t runs) {
             throw protocol_error("session::prepare: this party prepares " + std::to_string(runs) +
                                  " executions and the peer " + std::to_string(theirs) +
                                  "; both must call prepare() with the same count");
-        s.malicious->prepare(*s.ch, c, runs);
-        s.last = meter.finish(s.malicious->and_gates());
-        s.malicious->report(s.last);
+        s.proto->prepare(c, runs);
+        s.last = meter.finish();
         ++s.runs;
     } catch (const std::exception& e) {
         fail(e);
@@ -161,7 +156,7 @@ TANDEM_INLINE void session::prepare(const circuit<>& c, std::size_t runs) {
 }
 
 TANDEM_INLINE std::size_t session::prepared(const circuit<>& c) const {
-    return s_->malicious ? s_->malicious->prepared(c) : 0;
+    return s_->proto->prepared(c);
 }
 
 TANDEM_INLINE void session::guard_broken() const {
@@ -184,20 +179,9 @@ TANDEM_INLINE std::optional<std::vector<bool>> session::run_protocol(reveal who,
     const state::run_meter meter(s);
     const detail::run_header mine(who, c, s.runs, s.me);
     mine.send(*s.ch);
-    if (s.malicious) {
-        detail::check_peer_header(*s.ch, mine, batch);
-        const std::optional<std::vector<std::uint8_t>> out = s.malicious->run(*s.ch, c, my_bits, who);
-        s.last = meter.finish(s.malicious->and_gates());
-        s.malicious->report(s.last);
-        ++s.runs;
-        if (!out) return std::nullopt;
-        return std::vector<bool>(out->begin(), out->end());
-    }
-    detail::engine& e = s.run_engine();
-    const std::uint64_t first = e.first_and();
     std::optional<std::vector<bool>> bits =
-        detail::compiled_run(e, who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
-    s.last = meter.finish(e, e.first_and() - first);
+        s.proto->run(who, c, my_bits, [&] { detail::check_peer_header(*s.ch, mine, batch); });
+    s.last = meter.finish();
     ++s.runs;
     return bits;
 }
@@ -208,17 +192,7 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
                                       const std::function<void(detail::segment_runner*, detail::gate_sink*)>& body) {
     guard_broken();
     state& s = *s_;
-    // Unset: garbled as made wherever that runs — semi-honest, without IPP,
-    // on one thread (workers are the levelled stream's); both parties'
-    // sessions agree on all three, so they choose alike.
-    const bool eager = eager_asked.value_or(!s.malicious && !s.ipp && s.threads == 1);
-    if (eager && s.malicious)  // before anything is sent: both parties' options agree, so both stop here
-        throw usage_error("session::run: streamed_function::eager runs in semi-honest sessions only (authenticated "
-                          "garbling needs a segment's gates before its tables); set eager = false");
-    if (eager && s.ipp)
-        throw usage_error("session::run: streamed_function::eager runs without IPP (session_options::ipp): both "
-                          "parties garbling needs each segment's gates before its tables; set eager = false or "
-                          "turn IPP off");
+    const bool eager = s.proto->eager(eager_asked);  // a refusal here: nothing sent, and both parties refuse
     try {
         const state::run_meter meter(s);
         detail::stream_run_header header;
@@ -233,41 +207,22 @@ TANDEM_INLINE void session::run_stream(reveal who, std::uint64_t segment_ands,
             for (const auto* links : {&s.links, &s.bob_links})
                 for (net::channel* l : *links) l->interrupt();
         };
-        if (eager) {
-            detail::engine& e = s.run_engine();
-            detail::eager_stream_runner r(e, s.progress, expected_ands);
-            if (s.pipeline) {  // make the next gates while the last are garbled or evaluated
-                detail::pipelined_sink p(r, interrupt);
+        s.proto->stream(eager, s.progress, expected_ands, [&](detail::segment_runner* r, detail::gate_sink* g) {
+            if (!s.pipeline) return body(r, g);
+            // Make the next gates (eager) or record segment k + 1 while the
+            // last are garbled or evaluated.
+            if (g != nullptr) {
+                detail::pipelined_sink p(*g, interrupt);
                 body(nullptr, &p);
                 p.finish();
             } else {
-                body(nullptr, &r);
+                detail::pipelined_runner p(*r, interrupt);
+                body(&p, nullptr);
             }
-            e.advance_ands(r.and_gates());
-            s.last = meter.finish(e, r.log.and_gates);
-            s.last.pipelined = s.pipeline;
-            s.last.eager = true;
-            ++s.runs;
-            return;
-        }
-        const auto run_body = [&](detail::segment_runner& r) {
-            if (!s.pipeline) return body(&r, nullptr);
-            // Record segment k + 1 while segment k is garbled or evaluated.
-            detail::pipelined_runner p(r, interrupt);
-            body(&p, nullptr);
-        };
-        if (s.malicious) {
-            detail::auth_stream_runner r(*s.malicious, s.me, *s.ch, s.progress, expected_ands);
-            run_body(r);
-            s.last = meter.finish(r.log.and_gates);
-            s.malicious->report(s.last);
-        } else {
-            detail::engine& e = s.run_engine();
-            detail::stream_runner r(e, s.progress, expected_ands);
-            run_body(r);
-            s.last = meter.finish(e, r.log.and_gates);
-        }
+        });
+        s.last = meter.finish();
         s.last.pipelined = s.pipeline;
+        s.last.eager = eager;
         ++s.runs;
     } catch (const std::exception& e) {
         fail(e);

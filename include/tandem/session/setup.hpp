@@ -1,28 +1,26 @@
 // tandem/session/setup.hpp — what a session holds, and how it is set up:
 // the handshake (options agreed, or a protocol_error naming the option to
-// set alike), the base OTs and IKNP set-up, the worker links, and the run
-// engine under the agreed hash (docs/DESIGN.md §7.1). session.hpp is the
-// API on top.
+// set alike), the protocol the agreed security mode runs
+// (session/protocol.hpp; its base OTs), the worker links, and the protocol
+// started on them (docs/DESIGN.md §7.1). session.hpp is the API on top.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
 
-#include <tandem/auth/garble.hpp>
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
-#include <tandem/crypto/wipe.hpp>
-#include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/secure_channel.hpp>
-#include <tandem/ot/iknp.hpp>
 #include <tandem/party.hpp>
-#include <tandem/session/engine.hpp>
+#include <tandem/session/authenticated.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/pipelined.hpp>
+#include <tandem/session/protocol.hpp>
 #include <tandem/session/remote_workers.hpp>
+#include <tandem/session/yao.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -69,6 +67,10 @@ struct session_state {
                               "session_options::encrypt_links alike on both sides (pinned key pairs or a pre-shared key; "
                               "tandem-run --key/--peer-key or --psk), or allow_plain_links = true where the path is "
                               "protected otherwise (one host, a VPN)");
+        if (security == tandem::security::malicious && hash != garbling_hash::rekeyed)
+            throw usage_error("session: security::malicious garbles with the rekeyed hash only (authenticated "
+                              "garbling's tables are its own); leave session_options::hash at its default "
+                              "(tandem-run: no --hash) or run semi-honest");
         if (security == tandem::security::malicious && ipp)
             throw usage_error("session: inter-party parallelization (session_options::ipp) does not apply to "
                               "security::malicious: authenticated garbling already keeps both parties' cores and both "
@@ -77,7 +79,6 @@ struct session_state {
     }
     session_state(const session_state&) = delete;
     session_state& operator=(const session_state&) = delete;
-    ~session_state() { detail::wipe(&delta, sizeof delta); }
 
     party me;
     garbling_hash hash;
@@ -99,10 +100,6 @@ struct session_state {
     std::vector<net::channel*> bob_links;
     prg rng;      // all of this party's randomness but libsodium's (the base OTs')...
     bool seeded;  // ...unless insecure_seed is set: then that too, to replay a run
-    prg* base_ot_rng() noexcept { return seeded ? &rng : nullptr; }
-    block delta;                               // this party's free-XOR offset (bob's only with IPP)
-    std::optional<ot::cot_sender> sender;      // correlation: this party's Δ (alice; bob with IPP)
-    std::optional<ot::cot_receiver> receiver;  // correlation: the peer's Δ (bob; alice with IPP)
     std::uint64_t runs = 0;
     double setup_seconds = 0;
     run_stats last;
@@ -111,20 +108,10 @@ struct session_state {
     progress_callback progress;
     bool pipeline;
     std::optional<net::link_credentials> link_credentials;  // set: every link is sealed (net/secure_channel.hpp)
-    // Malicious mode (auth/): both global keys' authenticator, the triple
-    // maker and the protocol on them, made instead of the engine.
     tandem::security security;
-    std::optional<auth::authenticator> authenticator;
-    std::optional<auth::triple_maker> triple_maker;
-    std::optional<auth::garbler_evaluator> malicious;
-    /// With threads > 1, each worker's own triple maker (on its link, or on
-    /// an MPI rank's: remote), under this party's global key with randomness
-    /// of its own: the triples are made by all at once
-    /// (garbler_evaluator::make_triples).
-    std::vector<std::unique_ptr<auth::triple_source>> triple_sources;
-    // The run engine (session/engine.hpp), made once the links and OT are
-    // set up; last, so that its threads stop before the links close.
-    std::optional<detail::engine> engine;
+    // The protocol of the agreed security mode, made after the handshake;
+    // last, so that its threads stop before the links close.
+    std::unique_ptr<protocol> proto;
 
     /// With session_options::encrypt_links, runs the link handshake on link
     /// `index` (0: the main link) and returns it sealed; Bob initiates.
@@ -236,64 +223,9 @@ struct session_state {
         }
     }
 
-    /// Makes the run engine under the agreed hash (semi-honest), or the
-    /// authenticated garbling protocol (malicious).
-    void make_engine() {
-        session_state& s = *this;
-        if (s.security == tandem::security::malicious) {
-            s.malicious.emplace(*s.authenticator, *s.triple_maker, s.rng);
-            make_triple_sources();
-            for (const auto& t : s.triple_sources) s.malicious->add_triple_source(*t);
-            return;
-        }
-        const detail::engine_parts parts{s.me,
-                                         s.threads,
-                                         s.links,
-                                         s.bob_links,
-                                         s.rng,
-                                         s.delta,
-                                         s.sender ? &*s.sender : nullptr,
-                                         s.receiver ? &*s.receiver : nullptr,
-                                         s.ipp,
-                                         s.ipp_min_ands,
-                                         detail::cores_for(s.hash),
-                                         s.remote.get()};
-        s.engine.emplace(parts);
-    }
-
-    /// Malicious mode with threads > 1: an authenticator and a triple maker
-    /// for each worker (both SoftSpoken set-ups, the coin toss) on its link,
-    /// here or on its MPI rank, all at once, one thread each
-    /// (detail::run_together: a failure on one interrupts the others and is
-    /// rethrown once all are joined).
-    void make_triple_sources() {
-        session_state& s = *this;
-        const std::size_t n = s.remote ? s.threads - 1 : s.worker_links.size();
-        if (n == 0) return;
-        std::vector<block> seeds(n);
-        for (block& b : seeds) b = s.rng.next();  // the PRG is not shared between threads
-        s.triple_sources.resize(n);
-        const auto wipe_seeds = [&] {
-            for (block& b : seeds) wipe(&b, sizeof b);
-        };
-        try {
-            run_together(
-                n,
-                [&](std::size_t k) {
-                    const auto w = static_cast<std::uint32_t>(k + 1);
-                    if (s.remote) s.triple_sources[k] = s.remote->triples(w, s.delta, seeds[k]);
-                    else
-                        s.triple_sources[k] =
-                            std::make_unique<auth::linked_triples>(*s.worker_links[k], s.me, s.delta, seeds[k]);
-                },
-                [&] {
-                    for (net::channel* l : s.links) l->interrupt();
-                });
-        } catch (...) {
-            wipe_seeds();
-            throw;
-        }
-        wipe_seeds();
+    /// Starts the protocol on the open links.
+    void start_protocol() {
+        proto->start(protocol_links{threads, links, bob_links, remote.get()});
     }
 
     /// Bytes sent (or received) so far on all links, for a run's statistics.
@@ -311,21 +243,13 @@ struct session_state {
     public:
         explicit run_meter(const session_state& s) noexcept
             : s_(s), t0_(net::clock::now()), sent0_(s.link_bytes(true)), received0_(s.link_bytes(false)) {}
-        /// A malicious run's: no engine (its phases come from auth::garbler_evaluator::report).
-        run_stats finish(std::uint64_t and_gates) const noexcept {
+        /// The run's time and bytes, and what the protocol reports of it.
+        run_stats finish() const {
             run_stats r;
-            r.and_gates = and_gates;
             r.bytes_sent = s_.link_bytes(true) - sent0_;
             r.bytes_received = s_.link_bytes(false) - received0_;
             r.seconds = std::chrono::duration<double>(net::clock::now() - t0_).count();
-            return r;
-        }
-        run_stats finish(const detail::engine& e, std::uint64_t and_gates) const noexcept {
-            run_stats r = finish(and_gates);
-            r.ot_seconds = e.ot_seconds;
-            r.transferred_bits = e.transferred_bits;
-            r.transfer_ots = e.transfer_ots[0] + e.transfer_ots[1];
-            r.transfer_seconds = e.transfer_seconds[0] + e.transfer_seconds[1];
+            s_.proto->report(r);
             return r;
         }
 
@@ -335,43 +259,12 @@ struct session_state {
         std::uint64_t sent0_, received0_;
     };
 
-    /// The session's engine.
-    detail::engine& run_engine() {
-        if (!engine) detail::internal_error("session: no run engine");
-        return *engine;
-    }
-
-    /// Alice draws Δ (lsb 1, for point-and-permute) and becomes the COT sender
-    /// with correlation Δ; Bob the receiver. 128 base OTs, once per session.
-    /// With IPP, Bob draws a Δ of his own for his world and the same is done
-    /// the other way round: a second set of base OTs.
-    ///
-    /// Malicious mode instead: each party draws its global key (Alice's, her
-    /// free-XOR Δ, with lowest bit 1; Bob's with lowest bit 0, as
-    /// auth/triples.hpp needs), and both SoftSpoken extensions and the triple
-    /// maker's coin toss are set up (auth/bits.hpp: 128 base OTs each way).
-    void set_up_ot() {
-        session_state& s = *this;
-        if (s.security == tandem::security::malicious) {
-            s.delta = s.rng.next();
-            s.delta = s.me == party::alice ? s.delta | block(0, 1) : s.delta ^ (s.delta & block(0, 1));
-            if (tandem::detail::declassified(s.delta == block())) s.delta = block(1, 0);  // 2^-127: never zero
-            s.authenticator.emplace(*s.ch, s.me, s.delta, s.rng);
-            s.triple_maker.emplace(*s.ch, *s.authenticator, s.rng);
-            s.ch->flush();
-            return;
-        }
-        const auto own_delta = [&] {
-            s.delta = s.rng.next() | block(0, 1);
-            s.sender.emplace(*s.ch, s.delta, s.base_ot_rng());
-        };
-        if (s.me == party::alice) own_delta();
-        else s.receiver.emplace(*s.ch, s.base_ot_rng());
-        if (s.ipp) {
-            if (s.me == party::bob) own_delta();
-            else s.receiver.emplace(*s.ch, s.base_ot_rng());
-        }
-        s.ch->flush();
+    /// Makes the protocol of the agreed security mode: its set-up on the
+    /// main link (the base OTs) runs now.
+    void make_protocol() {
+        const protocol_setup setup{me, *ch, rng, seeded ? &rng : nullptr};
+        if (security == tandem::security::malicious) proto = std::make_unique<authenticated_protocol>(setup);
+        else proto = std::make_unique<yao_protocol>(setup, hash, ipp, ipp_min_ands);
     }
 };
 

@@ -43,7 +43,6 @@
 #include <tandem/ot/iknp.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/engine.hpp>
-#include <tandem/session/yao.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -1,6 +1,7 @@
-// tandem/session/run_stats.hpp — what one run did, as seen by one party
-// (session::last_run). Plain data: the malicious protocol (auth/garble.hpp)
-// fills its phases without depending on the rest of the session.
+// tandem/run_stats.hpp — what one run did, as seen by one party
+// (session::last_run). Plain data, beside party.hpp and security.hpp: the
+// malicious protocol (auth/garble.hpp) times its phases in phase_stats
+// without depending on the session.
 #pragma once
 
 #include <cstdint>
