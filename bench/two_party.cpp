@@ -4,7 +4,7 @@
 // port); it starts a copy of itself as Bob (evaluator) and prints the figures.
 //
 //   bench_two_party [--case setup|mul64|aes|aes-batch|mvmul|millionaires|cot|all[,...]] [--hash rekeyed|fixed-key]
-//                   [--seal] [--reps N] [--quick] [--json]
+//                   [--seal | --tls] [--reps N] [--quick] [--json]
 //
 // Cases (paper 001 §6.2 and issue 4):
 //   setup         handshake + 128 base OTs + IKNP set-up (a fresh session per repetition)
@@ -17,7 +17,9 @@
 //   cot           IKNP correlated OTs per second, 2^24 per repetition (--quick: 2^16)
 // --case takes a comma-separated list (e.g. aes,aes-batch to compare the two).
 // --seal encrypts and authenticates every link (session_options::encrypt_links,
-// a pre-shared key; docs/DESIGN.md §9.3), to measure what sealing costs.
+// a pre-shared key; docs/DESIGN.md §9.3), to measure what sealing costs;
+// --tls protects them with TLS 1.3 instead (session_options::tls, the test
+// certificates of tests/data/tls under their CA).
 // Online time of a repetition is the slower party's, both starting after a
 // barrier; bytes are payload bytes each party sent.
 #include "common.hpp"
@@ -43,9 +45,18 @@ struct config {
     std::uint16_t port = 0;
     garbling_hash hash = garbling_hash::rekeyed;
     bool seal = false;
+    bool tls = false;
     session_options session() const {
         session_options o;
         o.hash = hash;
+        if (tls) {
+            const std::string dir = TANDEM_DATA_DIR "/tls/", me = is_bob ? "bob" : "alice";
+            net::tls_credentials t;
+            t.certificate = dir + me + ".pem";
+            t.private_key = dir + me + ".key";
+            t.ca = dir + "tandem-test-ca.pem";
+            o.tls = t;
+        }
         if (seal) {  // a fixed key: both processes know it, nobody else is measured
             net::key_bytes k{};
             k[0] = 30;
@@ -362,6 +373,9 @@ int main(int argc, char** argv) {
         } else if (a == "--seal") {
             c.seal = true;
             passthrough.push_back(a);
+        } else if (a == "--tls") {
+            c.tls = true;
+            passthrough.push_back(a);
         } else if (a == "--bob-port" && i + 1 < argc) {
             c.is_bob = true;
             c.port = static_cast<std::uint16_t>(std::stoi(argv[++i]));
@@ -382,7 +396,11 @@ int main(int argc, char** argv) {
         begin = end + 1;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
-                         "bench_two_party [--case <name>] [--hash rekeyed|fixed-key] [--seal]");
+                         "bench_two_party [--case <name>] [--hash rekeyed|fixed-key] [--seal | --tls]");
+    if (c.seal && c.tls) {
+        std::cerr << "bench_two_party: --seal or --tls, not both\n";
+        return 2;
+    }
     if (!c.opt.json && !c.is_bob) std::printf("AES kernels: %s\n", tandem::to_string(tandem::active_aes_isa()));
 
     try {
@@ -398,7 +416,7 @@ int main(int argc, char** argv) {
         if (!c.opt.json)
             std::printf("bench_two_party: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), %s hash%s\n",
                         std::thread::hardware_concurrency(), std::string(to_string(c.hash)).c_str(),
-                        c.seal ? ", sealed links (Noise NNpsk0)" : "");
+                        c.seal ? ", sealed links (Noise NNpsk0)" : c.tls ? ", TLS 1.3 links" : "");
         const int status = party_main(c, [&] { return session::accept(party::alice, listener, c.session()); });
         const bool bob_ok = bench::wait_ok(bob);
         return status != 0 ? status : bob_ok ? 0 : 1;

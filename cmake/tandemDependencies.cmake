@@ -7,6 +7,7 @@
 #   Threads::Threads
 #   tandem::sodium    libsodium, via pkg-config          Debian: libsodium-dev
 #   tandem::asio      standalone Asio (header-only)      Debian: libasio-dev
+#   OpenSSL::SSL      OpenSSL >= 1.1.1, for TLS links    Debian: libssl-dev
 #
 # This file defines every target before the installed tandemTargets.cmake
 # (which links them into tandem::tandem) is read.
@@ -77,6 +78,15 @@ if(NOT TARGET tandem::asio)
 endif()
 if(NOT TARGET tandem::asio)
   _tandem_missing_dependency("standalone Asio (asio.hpp)" libasio-dev)
+endif()
+
+# OpenSSL: TLS 1.3 links (net/tls.hpp) through Asio's SSL layer, compiled
+# once into the library (src/net.cpp) unless tandem is used header-only.
+if(NOT TARGET OpenSSL::SSL)
+  find_package(OpenSSL 1.1.1 QUIET)
+endif()
+if(NOT TARGET OpenSSL::SSL)
+  _tandem_missing_dependency("OpenSSL >= 1.1.1 (TLS links)" libssl-dev)
 endif()
 
 if(_tandem_missing)

@@ -1,8 +1,10 @@
-// The library's translation unit for TCP (net/tcp.hpp; CMake target
-// tandem::tandem unless TANDEM_HEADER_ONLY is on): the one file that
-// compiles Asio, so that no program including tandem's headers does.
+// The library's translation unit for TCP and TLS (net/tcp.hpp, net/tls.hpp;
+// CMake target tandem::tandem unless TANDEM_HEADER_ONLY is on): the one file
+// that compiles Asio and OpenSSL, so that no program including tandem's
+// headers does.
 #ifndef TANDEM_SEPARATE_COMPILATION
 #error "src/net.cpp is compiled with TANDEM_SEPARATE_COMPILATION (CMake's tandem::tandem sets it)"
 #endif
 
 #include <tandem/net/tcp_impl.hpp>
+#include <tandem/net/tls_impl.hpp>

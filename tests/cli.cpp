@@ -320,6 +320,70 @@ TEST_CASE("cli: keygen, and sealed links with pinned keys or a pre-shared key") 
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("cli: TLS links with certificates (--cert/--key with --ca or --peer-cert)") {
+    const std::string tls = std::string(TANDEM_DATA_DIR) + "/tls/";
+    const auto creds = [&](const std::string& me) {
+        return std::vector<std::string>{"--cert", tls + me + ".pem", "--key", tls + me + ".key"};
+    };
+    const auto pair_run = [&](std::vector<std::string> alice_opts, std::vector<std::string> bob_opts) {
+        std::vector<std::string> aa{"run", "mul32", "--party", "alice", "--port", "0", "--timeout", "10000",
+                                    "--output", "dec", "--input", "6"};
+        aa.insert(aa.end(), alice_opts.begin(), alice_opts.end());
+        process alice;
+        const std::uint16_t port = start_alice(aa, alice);
+        REQUIRE(port != 0);
+        std::vector<std::string> bb{"run", "mul32", "--party", "bob", "--port", std::to_string(port), "--timeout",
+                                    "10000", "--output", "dec", "--input", "7"};
+        bb.insert(bb.end(), bob_opts.begin(), bob_opts.end());
+        const result bob = run(bb);
+        return std::make_pair(finish(alice), bob);
+    };
+    const auto with = [](std::vector<std::string> v, std::initializer_list<std::string> more) {
+        v.insert(v.end(), more);
+        return v;
+    };
+    {  // under a CA, malicious, bob checking alice's name
+        const auto [ra, rb] =
+            pair_run(with(creds("alice"), {"--ca", tls + "tandem-test-ca.pem", "--malicious"}),
+                     with(creds("bob"), {"--ca", tls + "tandem-test-ca.pem", "--malicious", "--peer-name",
+                                         "alice.tandem.test"}));
+        CHECK(ra.status == 0);
+        CHECK(rb.status == 0);
+        CHECK(output_value(ra.out, 0, "alice") == "42");
+        CHECK(output_value(rb.out, 0, "bob") == "42");
+    }
+    {  // pinned
+        const auto [ra, rb] = pair_run(with(creds("alice"), {"--peer-cert", tls + "bob.pem"}),
+                                       with(creds("bob"), {"--peer-cert", tls + "alice.pem"}));
+        CHECK(ra.status == 0);
+        CHECK(rb.status == 0);
+        CHECK(output_value(rb.out, 0, "bob") == "42");
+    }
+    {  // mallory answers for alice under a rogue CA: refused before any input is used
+        const auto [ra, rb] = pair_run(with(creds("mallory"), {"--ca", tls + "tandem-test-ca.pem"}),
+                                       with(creds("bob"), {"--ca", tls + "tandem-test-ca.pem"}));
+        CHECK(ra.status == 1);
+        CHECK(rb.status == 1);
+        CHECK(contains(rb.err, "did not verify"));
+        CHECK(contains(ra.err, "refused this party's certificate"));
+        CHECK(output_value(rb.out, 0, "bob") == "<none>");
+    }
+    // combinations refused before anything runs (exit status 2)
+    const result no_check = run(with({"run", "mul32", "--party", "alice", "--input", "6"}, {"--cert", tls + "alice.pem",
+                                                                                             "--key", tls + "alice.key"}));
+    CHECK(no_check.status == 2);
+    CHECK(contains(no_check.err, "--ca FILE or --peer-cert FILE"));
+    CHECK(run({"run", "mul32", "--party", "alice", "--input", "6", "--ca", tls + "tandem-test-ca.pem"}).status == 2);
+    CHECK(run(with({"run", "mul32", "--party", "alice", "--input", "6", "--psk", tls + "x.psk"},
+                   {"--cert", tls + "alice.pem", "--key", tls + "alice.key", "--ca", tls + "tandem-test-ca.pem"}))
+              .status == 2);
+    const result missing = run(with({"run", "mul32", "--party", "alice", "--port", "0", "--input", "6"},
+                                    {"--cert", tls + "nowhere.pem", "--key", tls + "alice.key", "--ca",
+                                     tls + "tandem-test-ca.pem"}));
+    CHECK(missing.status == 2);
+    CHECK(contains(missing.err, "nowhere.pem"));
+}
+
 TEST_CASE("cli: --local with options: reveal, threads, IPP, stream, hash, JSON") {
     {
         const result r = run({"run", "aes128", "--local", "--input", key_b, block_b});

@@ -22,6 +22,9 @@ public:
     }
     /// Alters the byte `ahead` bytes after everything sent so far.
     void flip_ahead(std::uint64_t ahead, std::uint8_t mask) { flips_[bytes_sent() + ahead] ^= mask; }
+    /// The same, counted from everything written so far, also by a layer on
+    /// top that writes past send() (a TLS link's records).
+    void flip_after_written(std::uint64_t ahead, std::uint8_t mask) { flips_[written_ + ahead] ^= mask; }
     /// Flips applied so far.
     std::uint64_t flipped() const noexcept { return *flipped_; }
     /// The same count, readable after the channel is gone (a session owns

@@ -205,7 +205,15 @@ tandem::session_options session_options(const options& o, tandem::party me, cons
     tandem::session_options so = o.session;
     if (o.stream) so.progress = progress.callback(me);
     if (o.local || o.quiet_setup) so.allow_plain_links = true;  // --local: both parties on this host
-    if (!o.psk_file.empty())
+    if (!o.cert_file.empty()) {
+        tandem::net::tls_credentials tls;
+        tls.certificate = o.cert_file;
+        tls.private_key = o.key_file;
+        tls.ca = o.ca_file;
+        tls.peer_certificate = o.peer_cert_file;
+        tls.peer_name = o.peer_name;
+        so.tls = tls;
+    } else if (!o.psk_file.empty())
         so.encrypt_links = tandem::net::link_credentials::pre_shared(tandem::net::load_pre_shared_key(o.psk_file));
     else if (!o.key_file.empty())
         so.encrypt_links = tandem::net::link_credentials::pinned(tandem::net::load_key_pair(o.key_file),

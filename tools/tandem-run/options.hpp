@@ -45,6 +45,7 @@ struct options {
     bool progress = true;
     bool quiet_setup = false;  ///< internal: the Bob process --local starts
     std::string key_file, peer_key_file, psk_file;  ///< --key, --peer-key, --psk: sealed links
+    std::string cert_file, ca_file, peer_cert_file, peer_name;  ///< --cert (with --key), --ca, --peer-cert, --peer-name: TLS
 
     // keygen
     bool pre_shared = false;
@@ -115,7 +116,8 @@ inline std::string command_help(const std::string& command) {
                    "                      60000)\n"
                    "  --malicious         security against a malicious peer (authenticated garbling): a peer\n"
                    "                      that deviates is caught before any output (both parties alike; not\n"
-                   "                      with --ipp). Needs sealed links (--key or --psk) or --plain-links;\n"
+                   "                      with --ipp). Needs sealed links (--key, --psk or --cert) or\n"
+                   "                      --plain-links;\n"
                    "                      --local runs on one host and needs neither\n"
                    "  --plain-links       with --malicious: plain TCP links, for a path protected otherwise\n"
                    "                      (a VPN, an SSH tunnel)\n"
@@ -129,6 +131,11 @@ inline std::string command_help(const std::string& command) {
                    "                      both processes use it. Without --key or --psk the links are plain\n"
                    "                      TCP: anyone on the path can read the revealed outputs and alter\n"
                    "                      the run\n"
+                   "  --cert FILE         protect every link with TLS 1.3 instead: this party's X.509 certificate\n"
+                   "                      (PEM), with its private key as --key FILE; needs --ca or --peer-cert\n"
+                   "  --ca FILE           with --cert: the CA certificates the peer's certificate must chain to\n"
+                   "  --peer-cert FILE    with --cert: the peer's own certificate, pinned (instead of --ca)\n"
+                   "  --peer-name NAME    with --cert: the name the peer's certificate must carry (DNS name)\n"
                    "  --no-progress       no progress line on stderr (drawn only when stderr is a terminal)\n") +
                value_help + circuit_help;
     if (command == "plain")
@@ -295,6 +302,18 @@ inline options parse(int argc, char** argv) {
         } else if (a == "--peer-key") {
             for_run();
             o.peer_key_file = value();
+        } else if (a == "--cert") {
+            for_run();
+            o.cert_file = value();
+        } else if (a == "--ca") {
+            for_run();
+            o.ca_file = value();
+        } else if (a == "--peer-cert") {
+            for_run();
+            o.peer_cert_file = value();
+        } else if (a == "--peer-name") {
+            for_run();
+            o.peer_name = value();
         } else if (a == "--psk") {
             for_run();
             o.psk_file = value();
@@ -334,19 +353,33 @@ inline options parse(int argc, char** argv) {
             throw bad_argument("--local picks a free loopback port itself; drop --host and --port");
         if (o.me == tandem::party::bob && o.port == std::uint16_t{0})
             throw bad_argument("bob needs alice's --port (0 means 'any free port' only for alice)");
-        if (o.key_file.empty() != o.peer_key_file.empty())
+        const bool tls = !o.cert_file.empty();
+        if (!tls && (!o.ca_file.empty() || !o.peer_cert_file.empty() || !o.peer_name.empty()))
+            throw bad_argument("--ca, --peer-cert and --peer-name are TLS options: give this party's --cert FILE and "
+                               "--key FILE too");
+        if (tls && o.key_file.empty())
+            throw bad_argument("--cert needs its private key: --key FILE (PEM)");
+        if (tls && o.ca_file.empty() == o.peer_cert_file.empty())
+            throw bad_argument("--cert needs what the peer's certificate is checked against: --ca FILE or "
+                               "--peer-cert FILE (one of them)");
+        if (tls && (!o.peer_key_file.empty() || !o.psk_file.empty()))
+            throw bad_argument("give either TLS (--cert/--key with --ca or --peer-cert) or Noise (--key/--peer-key or "
+                               "--psk), not both");
+        if (!tls && o.key_file.empty() != o.peer_key_file.empty())
             throw bad_argument("--key and --peer-key go together: this party's secret key and the peer's public key");
         if (!o.key_file.empty() && !o.psk_file.empty())
             throw bad_argument("give either --key/--peer-key or --psk, not both");
         if (o.local && !o.key_file.empty())
-            throw bad_argument("--local runs both parties here; protect its links with --psk FILE instead of --key");
+            throw bad_argument("--local runs both parties here; protect its links with --psk FILE instead of --key or "
+                               "--cert");
         if (o.session.security == tandem::security::malicious && o.session.ipp)
             throw bad_argument("--malicious and --ipp do not go together: authenticated garbling already keeps both "
                                "parties' cores busy; drop --ipp");
         if (o.session.security == tandem::security::malicious && o.key_file.empty() && o.psk_file.empty() &&
             !o.local && !o.quiet_setup && !o.session.allow_plain_links)
             throw bad_argument("--malicious encrypts its links: give --key FILE --peer-key FILE or --psk FILE "
-                               "(tandem-run keygen), or --plain-links where the path is protected otherwise");
+                               "(tandem-run keygen), --cert/--key with --ca or --peer-cert (TLS), or --plain-links "
+                               "where the path is protected otherwise");
         if (o.stream && o.session.ipp)
             throw bad_argument("--stream and --ipp do not go together: IPP splits parallel regions between the "
                                "parties, and a Bristol file read gate by gate has none; drop one");

@@ -25,6 +25,9 @@
 namespace tandem::net {
 
 class secure_channel;
+namespace detail {
+struct tls_state;
+}
 
 /// The clock of deadlines and timings.
 using clock = std::chrono::steady_clock;
@@ -153,6 +156,7 @@ protected:
     // A secure_channel seals records and hands them to the transport's raw
     // operations directly, past the transport's own buffers.
     friend class secure_channel;
+    friend struct detail::tls_state;  // a TLS handshake (net/tls_impl.hpp)
 
     // The deadline is one of progress: a transport throws (fail_deadline) when
     // no byte has moved for timeout(), so long transfers never time out while

@@ -5,6 +5,7 @@
 #include <tandem/exec/ipp_plan.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/keys.hpp>
+#include <tandem/net/tls.hpp>
 #include <tandem/party.hpp>
 #include <tandem/run_stats.hpp>
 #include <tandem/security.hpp>
@@ -123,9 +124,18 @@ struct session_options {
     /// protocol_error if one party does not encrypt or uses the other kind
     /// of credentials, a security_error if a key does not match.
     std::optional<net::link_credentials> encrypt_links;
+    /// Protects every link of the session with TLS 1.3 instead, each party
+    /// presenting an X.509 certificate and checking the peer's against a CA
+    /// or a pinned certificate (net/tls.hpp; tandem-run --cert/--key with
+    /// --ca or --peer-cert): for deployments that already run a PKI. Bob is
+    /// the TLS client. Both parties must set it, or the set-up fails before
+    /// any input is used: a protocol_error if one party does not run TLS, a
+    /// security_error if a certificate does not verify. Not with
+    /// encrypt_links (usage_error).
+    std::optional<net::tls_credentials> tls;
     /// security::malicious protects against the peer, not against whoever
     /// sits on the path between the parties, so a malicious session without
-    /// encrypt_links is a usage_error unless this is set: plain TCP, for paths
+    /// encrypt_links or tls is a usage_error unless this is set: plain TCP, for paths
     /// protected otherwise (one host, a VPN, an SSH tunnel). Semi-honest
     /// sessions ignore it. Not checked with the peer (the handshake compares
     /// encrypt_links itself).

@@ -14,6 +14,7 @@
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/secure_channel.hpp>
+#include <tandem/net/tls.hpp>
 #include <tandem/party.hpp>
 #include <tandem/session/authenticated.hpp>
 #include <tandem/session/options.hpp>
@@ -62,11 +63,16 @@ struct session_state {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
             throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
-        if (security == tandem::security::malicious && !link_credentials && !o.allow_plain_links)
+        if (o.tls) tls.emplace(*o.tls);  // the files read once, for every link
+        if (link_credentials && tls)
+            throw usage_error("session: set session_options::encrypt_links (Noise) or tls (TLS 1.3 with certificates), "
+                              "not both: each protects every link on its own");
+        if (security == tandem::security::malicious && !link_credentials && !tls && !o.allow_plain_links)
             throw usage_error("session: security::malicious encrypts its links, and needs their credentials: set "
                               "session_options::encrypt_links alike on both sides (pinned key pairs or a pre-shared key; "
-                              "tandem-run --key/--peer-key or --psk), or allow_plain_links = true where the path is "
-                              "protected otherwise (one host, a VPN)");
+                              "tandem-run --key/--peer-key or --psk) or session_options::tls (certificates; "
+                              "tandem-run --cert/--key with --ca or --peer-cert), or allow_plain_links = true where "
+                              "the path is protected otherwise (one host, a VPN)");
         if (security == tandem::security::malicious && hash != garbling_hash::rekeyed)
             throw usage_error("session: security::malicious garbles with the rekeyed hash only (authenticated "
                               "garbling's tables are its own); leave session_options::hash at its default "
@@ -108,14 +114,17 @@ struct session_state {
     progress_callback progress;
     bool pipeline;
     std::optional<net::link_credentials> link_credentials;  // set: every link is sealed (net/secure_channel.hpp)
+    std::optional<net::tls_context> tls;                    // or set: every link runs TLS 1.3 (net/tls.hpp)
     tandem::security security;
     // The protocol of the agreed security mode, made after the handshake;
     // last, so that its threads stop before the links close.
     std::unique_ptr<protocol> proto;
 
-    /// With session_options::encrypt_links, runs the link handshake on link
-    /// `index` (0: the main link) and returns it sealed; Bob initiates.
+    /// With session_options::encrypt_links (or tls), runs the link handshake
+    /// on link `index` (0: the main link) and returns it sealed; Bob
+    /// initiates (the TLS client).
     std::unique_ptr<net::channel> protect(std::unique_ptr<net::channel> link, std::uint32_t index) const {
+        if (tls) return net::tls_link(std::move(link), *tls, me == party::bob);
         if (!link_credentials) return link;
         return net::secure_link(std::move(link), *link_credentials, me == party::bob, index);
     }
@@ -139,6 +148,11 @@ struct session_state {
             throw protocol_error("session handshake on " + c.name() +
                                  ": the peer encrypts its links and this party does not; set "
                                  "session_options::encrypt_links (tandem-run --key/--peer-key or --psk) alike on "
+                                 "both sides");
+        if ((magic & 0xffff) == 0x0316)  // a TLS record of the handshake: type 22, version 3.x
+            throw protocol_error("session handshake on " + c.name() +
+                                 ": the peer protects its links with TLS and this party does not; set "
+                                 "session_options::tls (tandem-run --cert/--key with --ca or --peer-cert) alike on "
                                  "both sides");
         if (magic != hello_magic)
             throw protocol_error("session handshake on " + c.name() +
