@@ -208,9 +208,11 @@ TEST_CASE("tls.unusable_credentials_are_usage_errors_naming_the_option") {
     const std::pair<net::tls_credentials, const char*> cases[] = {
         {missing, "tls.certificate"}, {wrong_key, "does not belong to the certificate"}, {both, "not both"},
         {neither, "tls.ca"}};
-    for (const auto& [c, why] : cases) {
+    for (const auto& entry : cases) {  // (Clang 14 cannot capture structured bindings)
+        const net::tls_credentials& c = entry.first;
+        const char* why = entry.second;
         INFO(why);
-        const std::string what = error_of([&c = c] { (void)net::tls_context(c); });
+        const std::string what = error_of([&c] { (void)net::tls_context(c); });
         INFO(what);
         CHECK(what.find(why) != std::string::npos);
     }
