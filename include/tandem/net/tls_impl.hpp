@@ -111,12 +111,11 @@ private:
     std::size_t body_left_ = 0;                   // of the current record's body
 };
 
-/// One TLS link's state: its context (credentials, verification) and the
-/// SSL stream over the inner channel.
+/// One link's TLS handshake: the SSL stream (made from the shared context)
+/// over the inner channel.
 struct tls_state {
     asio::io_context io{1};  // the SSL stream's executor; never run (all I/O here is synchronous)
     asio::ssl::stream<channel_stream> stream;
-    std::string peer_subject;
 
     tls_state(channel& inner, asio::ssl::context& ctx) : stream(channel_stream(inner, io), ctx) {}
 
