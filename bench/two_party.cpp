@@ -55,7 +55,7 @@ struct config {
             t.certificate = dir + me + ".pem";
             t.private_key = dir + me + ".key";
             t.ca = dir + "tandem-test-ca.pem";
-            o.tls = t;
+            o.tls = net::tls_context(t);
         }
         if (seal) {  // a fixed key: both processes know it, nobody else is measured
             net::key_bytes k{};

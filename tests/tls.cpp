@@ -265,8 +265,8 @@ TEST_CASE("tls.sessions_over_tls_links_equal_plaintext") {
             return r;
         };
         const test::recorded_wiring plain = run(oa, ob);
-        oa.tls = under_ca("alice");
-        ob.tls = under_ca("bob");
+        oa.tls = net::tls_context(under_ca("alice"));
+        ob.tls = net::tls_context(under_ca("bob"));
         const test::recorded_wiring sealed = run(oa, ob);
         REQUIRE(sealed.alice.size() == 1 + extra);
         std::size_t probed = 0;
@@ -294,8 +294,8 @@ TEST_CASE("tls.a_malicious_session_runs_on_tls_links") {
                              input<party::alice, secure_uint<16>>, input<party::bob, secure_uint<16>>);
     session_options oa, ob;
     oa.security = ob.security = security::malicious;
-    oa.tls = under_ca("alice");
-    ob.tls = under_ca("bob");
+    oa.tls = net::tls_context(under_ca("alice"));
+    ob.tls = net::tls_context(under_ca("bob"));
     oa.timeout = ob.timeout = test::honest_deadline(20s);
     std::uint16_t ra = 0, rb = 0;
     auto out = test::two_party(
@@ -315,7 +315,7 @@ TEST_CASE("tls.mismatched_set_ups_are_refused_with_the_reason") {
     for (const bool alice_tls : {true, false}) {
         INFO("alice runs TLS " << alice_tls);
         session_options oa = alice_tls ? with_tls : plain, ob = alice_tls ? plain : with_tls;
-        (alice_tls ? oa : ob).tls = under_ca(alice_tls ? "alice" : "bob");
+        (alice_tls ? oa : ob).tls = net::tls_context(under_ca(alice_tls ? "alice" : "bob"));
         auto out = test::two_party(test::make_wiring(0), oa, ob, [&](session& s) { s.run(add, std::uint8_t{1}); },
                                    [&](session& s) { s.run(add, std::uint8_t{2}); });
         const std::string tls_side = message_of(alice_tls ? out.alice : out.bob);
@@ -327,7 +327,7 @@ TEST_CASE("tls.mismatched_set_ups_are_refused_with_the_reason") {
         else CHECK(plain_side.find("the peer protects its links with TLS") != std::string::npos);
     }
     session_options both = with_tls;
-    both.tls = under_ca("alice");
+    both.tls = net::tls_context(under_ca("alice"));
     both.encrypt_links = net::link_credentials::pre_shared(net::pre_shared_key::generate());
     auto ends = net::memory_pair();
     const std::string why = error_of([&] { session(party::alice, std::move(ends.first), both); });
@@ -339,9 +339,10 @@ TEST_CASE("tls.over_tcp_with_workers") {
                              input<party::alice, secure_uint<64>>, input<party::bob, secure_uint<64>>);
     session_options oa, ob;
     oa.threads = ob.threads = 2;
-    oa.tls = pinning("alice", "bob");
-    ob.tls = pinning("bob", "alice");
-    ob.tls->peer_name = "alice.tandem.test";
+    net::tls_credentials bob = pinning("bob", "alice");
+    bob.peer_name = "alice.tandem.test";
+    oa.tls = net::tls_context(pinning("alice", "bob"));
+    ob.tls = net::tls_context(bob);  // one context for both links: main and worker
     oa.timeout = ob.timeout = test::honest_deadline(20s);
     std::uint64_t ra = 0, rb = 0;
     auto out = test::two_party(

@@ -212,7 +212,7 @@ tandem::session_options session_options(const options& o, tandem::party me, cons
         tls.ca = o.ca_file;
         tls.peer_certificate = o.peer_cert_file;
         tls.peer_name = o.peer_name;
-        so.tls = tls;
+        so.tls = tandem::net::tls_context(tls);  // the files read and checked now: exit status 2 if unusable
     } else if (!o.psk_file.empty())
         so.encrypt_links = tandem::net::link_credentials::pre_shared(tandem::net::load_pre_shared_key(o.psk_file));
     else if (!o.key_file.empty())

@@ -55,7 +55,8 @@ struct tls_context_data;  // OpenSSL's context (net/tls_impl.hpp)
 /// Credentials loaded and checked once — the files read, the key belonging
 /// to the certificate, one of ca and peer_certificate set — for any number
 /// of links, in either role and from any thread (making one costs ~1.3 ms;
-/// a session makes one for all its links). Copies share it.
+/// session_options::tls holds one for all the links of every session made
+/// with those options). Copies share it.
 class tls_context {
 public:
     /// Throws usage_error naming the file and the option if the

@@ -127,12 +127,15 @@ struct session_options {
     /// Protects every link of the session with TLS 1.3 instead, each party
     /// presenting an X.509 certificate and checking the peer's against a CA
     /// or a pinned certificate (net/tls.hpp; tandem-run --cert/--key with
-    /// --ca or --peer-cert): for deployments that already run a PKI. Bob is
-    /// the TLS client. Both parties must set it, or the set-up fails before
-    /// any input is used: a protocol_error if one party does not run TLS, a
+    /// --ca or --peer-cert): for deployments that already run a PKI. Set it
+    /// as `tls = net::tls_context(credentials)`, which reads and checks the
+    /// files at once (a usage_error naming the file and the option), once
+    /// for every link of every session made with these options. Bob is the
+    /// TLS client. Both parties must set it, or the set-up fails before any
+    /// input is used: a protocol_error if one party does not run TLS, a
     /// security_error if a certificate does not verify. Not with
     /// encrypt_links (usage_error).
-    std::optional<net::tls_credentials> tls;
+    std::optional<net::tls_context> tls;
     /// security::malicious protects against the peer, not against whoever
     /// sits on the path between the parties, so a malicious session without
     /// encrypt_links or tls is a usage_error unless this is set: plain TCP, for paths

@@ -19,7 +19,6 @@
 // twice the time (52 s against 25 s; bench/RESULTS.md, issue 16).
 #include <tandem/net/memory.hpp>
 #include <tandem/net/tcp.hpp>
-#include <tandem/net/tls.hpp>
 #include <tandem/session.hpp>
 #include <tandem/session/pipelined.hpp>
 #include <tandem/session/protocol.hpp>
@@ -37,13 +36,6 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem {
 
-namespace detail {
-/// What can be checked of the options before waiting for a peer: TLS
-/// credentials that cannot be used fail now, not after a connection.
-inline void check_before_connecting(const session_options& o) {
-    if (o.tls) (void)net::tls_context(*o.tls);
-}
-}  // namespace detail
 
 TANDEM_INLINE session::session(party me, std::unique_ptr<net::channel> channel, session_options options,
                                link_opener open_link)
@@ -79,7 +71,6 @@ TANDEM_INLINE session::~session() = default;
 
 TANDEM_INLINE session session::listen(party me, std::uint16_t port, session_options options,
                                       const std::string& address) {
-    detail::check_before_connecting(options);
     auto listener = std::make_shared<net::tcp_listener>(port, address);
     auto main = listener->accept(options.connect_timeout);
     return session(me, std::move(main), options, [listener, t = options.connect_timeout] {
@@ -88,7 +79,6 @@ TANDEM_INLINE session session::listen(party me, std::uint16_t port, session_opti
 }
 
 TANDEM_INLINE session session::accept(party me, net::tcp_listener& listener, session_options options) {
-    detail::check_before_connecting(options);
     return session(me, listener.accept(options.connect_timeout), options, [&listener, t = options.connect_timeout] {
         return std::unique_ptr<net::channel>(listener.accept(t));
     });
@@ -96,7 +86,6 @@ TANDEM_INLINE session session::accept(party me, net::tcp_listener& listener, ses
 
 TANDEM_INLINE session session::connect(party me, const std::string& host, std::uint16_t port,
                                        session_options options) {
-    detail::check_before_connecting(options);
     return session(me, net::tcp_connect(host, port, options.connect_timeout), options,
                    [host, port, t = options.connect_timeout] {
                        return std::unique_ptr<net::channel>(net::tcp_connect(host, port, t));

@@ -59,11 +59,10 @@ struct session_state {
                               : os_random_block()),
           seeded(o.insecure_seed.has_value()), progress(o.progress),
           pipeline(o.pipeline_streams.value_or(ch && pipelining_pays(usable_cpus(), ch->peer_on_this_host()))),
-          link_credentials(o.encrypt_links), security(o.security) {
+          link_credentials(o.encrypt_links), tls(o.tls), security(o.security) {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
             throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
-        if (o.tls) tls.emplace(*o.tls);  // the files read once, for every link
         if (link_credentials && tls)
             throw usage_error("session: set session_options::encrypt_links (Noise) or tls (TLS 1.3 with certificates), "
                               "not both: each protects every link on its own");
