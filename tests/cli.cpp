@@ -249,6 +249,23 @@ TEST_CASE("cli: two processes over TCP, as on two hosts (alice on port 0 says wh
     CHECK(contains(a.out, "[alice] AND gates: 6400"));
 }
 
+/// mul32 between two processes, alice (input 6) listening and bob (input 7)
+/// connecting, each with its own extra options (link protection); returns
+/// (alice's result, bob's).
+std::pair<result, result> pair_run(const std::vector<std::string>& alice_opts, const std::vector<std::string>& bob_opts) {
+    std::vector<std::string> aa{"run", "mul32", "--party", "alice", "--port", "0", "--timeout", "10000",
+                                "--output", "dec", "--input", "6"};
+    aa.insert(aa.end(), alice_opts.begin(), alice_opts.end());
+    process alice;
+    const std::uint16_t port = start_alice(aa, alice);
+    REQUIRE(port != 0);
+    std::vector<std::string> bb{"run", "mul32", "--party", "bob", "--port", std::to_string(port), "--timeout",
+                                "10000", "--output", "dec", "--input", "7"};
+    bb.insert(bb.end(), bob_opts.begin(), bob_opts.end());
+    const result bob = run(bb);
+    return {finish(alice), bob};
+}
+
 TEST_CASE("cli: keygen, and sealed links with pinned keys or a pre-shared key") {
     const auto dir = temp_dir();
     const std::string a = (dir / "alice").string(), b = (dir / "bob").string(), m = (dir / "mallory").string(),
@@ -259,19 +276,6 @@ TEST_CASE("cli: keygen, and sealed links with pinned keys or a pre-shared key") 
         CHECK(contains(r.out, "wrote " + name + ".key"));
     }
     CHECK(run({"keygen", s, "--pre-shared"}).status == 0);
-    const auto pair_run = [&](const std::vector<std::string>& alice_keys, const std::vector<std::string>& bob_keys) {
-        std::vector<std::string> aa{"run", "mul32", "--party", "alice", "--port", "0", "--timeout", "10000",
-                                    "--output", "dec", "--input", "6"};
-        aa.insert(aa.end(), alice_keys.begin(), alice_keys.end());
-        process alice;
-        const std::uint16_t port = start_alice(aa, alice);
-        REQUIRE(port != 0);
-        std::vector<std::string> bb{"run", "mul32", "--party", "bob", "--port", std::to_string(port), "--timeout",
-                                    "10000", "--output", "dec", "--input", "7"};
-        bb.insert(bb.end(), bob_keys.begin(), bob_keys.end());
-        const result bob = run(bb);
-        return std::make_pair(finish(alice), bob);
-    };
     {
         const auto [ra, rb] = pair_run({"--key", a + ".key", "--peer-key", b + ".pub"},
                                        {"--key", b + ".key", "--peer-key", a + ".pub"});
@@ -324,19 +328,6 @@ TEST_CASE("cli: TLS links with certificates (--cert/--key with --ca or --peer-ce
     const std::string tls = std::string(TANDEM_DATA_DIR) + "/tls/";
     const auto creds = [&](const std::string& me) {
         return std::vector<std::string>{"--cert", tls + me + ".pem", "--key", tls + me + ".key"};
-    };
-    const auto pair_run = [&](std::vector<std::string> alice_opts, std::vector<std::string> bob_opts) {
-        std::vector<std::string> aa{"run", "mul32", "--party", "alice", "--port", "0", "--timeout", "10000",
-                                    "--output", "dec", "--input", "6"};
-        aa.insert(aa.end(), alice_opts.begin(), alice_opts.end());
-        process alice;
-        const std::uint16_t port = start_alice(aa, alice);
-        REQUIRE(port != 0);
-        std::vector<std::string> bb{"run", "mul32", "--party", "bob", "--port", std::to_string(port), "--timeout",
-                                    "10000", "--output", "dec", "--input", "7"};
-        bb.insert(bb.end(), bob_opts.begin(), bob_opts.end());
-        const result bob = run(bb);
-        return std::make_pair(finish(alice), bob);
     };
     const auto with = [](std::vector<std::string> v, std::initializer_list<std::string> more) {
         v.insert(v.end(), more);
