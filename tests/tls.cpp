@@ -222,18 +222,10 @@ TEST_CASE("tls.sessions_over_tls_links_equal_plaintext") {
     // Every link — the main one and each worker's, with IPP Bob's world's
     // too — runs TLS: each end starts with a handshake record, and none of
     // the bytes the same run sends in the clear appear on it.
-    const auto mul = compile([](secure_uint<32> x, secure_uint<32> y) { return x * y + (x ^ y); },
-                             input<party::alice, secure_uint<32>>, input<party::bob, secure_uint<32>>);
-    using row = std::array<secure_uint<32>, 8>;
-    const auto dots = compile(
-        [](const row& a, const row& b) {
-            const auto p = parallel_for<8>([&](std::size_t i) { return a[i] * b[i]; });
-            secure_uint<32> sum = 0;
-            for (const auto& x : p) sum = sum + x;
-            return sum;
-        },
-        input<party::alice, row>, input<party::bob, row>);
-    const std::array<std::uint32_t, 8> da{1, 2, 3, 4, 5, 6, 7, 8}, db{9, 10, 11, 12, 13, 14, 15, 16};
+    const auto mul = test::link_workload_product();
+    const auto dots = test::link_workload_dots();  // a region the workers (and with IPP both worlds) share
+    const auto& da = test::link_workload_alice_row;
+    const auto& db = test::link_workload_bob_row;
     for (const bool ipp : {false, true}) {
         INFO("ipp " << ipp);
         const std::size_t extra = ipp ? 3 : 1;

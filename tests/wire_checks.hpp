@@ -7,9 +7,11 @@
 #include "memory_sessions.hpp"
 #include "recording_channel.hpp"
 
+#include <tandem/core.hpp>
 #include <tandem/net/secure_channel.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -66,5 +68,26 @@ inline std::size_t windows_found(const wire_bytes& plain, const wire_bytes& othe
     }
     return found;
 }
+
+/// The workload of the tests that look at every link of a session (sealed
+/// with Noise or TLS): a product on the main link, and a parallel region the
+/// workers — and with IPP both worlds — share, with Alice's and Bob's rows.
+inline auto link_workload_product() {
+    return compile([](secure_uint<32> x, secure_uint<32> y) { return x * y + (x ^ y); },
+                   input<party::alice, secure_uint<32>>, input<party::bob, secure_uint<32>>);
+}
+inline auto link_workload_dots() {
+    using row = std::array<secure_uint<32>, 8>;
+    return compile(
+        [](const row& a, const row& b) {
+            const auto p = parallel_for<8>([&](std::size_t i) { return a[i] * b[i]; });
+            secure_uint<32> sum = 0;
+            for (const auto& x : p) sum = sum + x;
+            return sum;
+        },
+        input<party::alice, row>, input<party::bob, row>);
+}
+inline constexpr std::array<std::uint32_t, 8> link_workload_alice_row{1, 2, 3, 4, 5, 6, 7, 8};
+inline constexpr std::array<std::uint32_t, 8> link_workload_bob_row{9, 10, 11, 12, 13, 14, 15, 16};
 
 }  // namespace tandem::test
