@@ -21,8 +21,13 @@ port=$((20000 + RANDOM % 12000))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {  # NP PARTY ARGS [MPIRUN_OPTION]
+  # Each job its own session directory: Open MPI puts it under $TMPDIR, and two
+  # jobs of one user starting together in the shared /tmp/ompi.HOST.UID race —
+  # one removed it while the other made its pid.N inside (orte_init failed,
+  # seen once in CI).
+  mkdir "$out/$2.tmp"
   # shellcheck disable=SC2086
-  timeout 120 mpirun ${4:-} --oversubscribe --bind-to none -np "$1" "$bin" --party "$2" --port "$port" $3 >"$out/$2" 2>&1
+  TMPDIR="$out/$2.tmp" timeout 120 mpirun ${4:-} --oversubscribe --bind-to none -np "$1" "$bin" --party "$2" --port "$port" $3 >"$out/$2" 2>&1
 }
 recovery=
 [[ $expect == alice-recovers ]] && recovery=--enable-recovery
