@@ -8,6 +8,7 @@
 #   tandem::sodium    libsodium, via pkg-config          Debian: libsodium-dev
 #   tandem::asio      standalone Asio (header-only)      Debian: libasio-dev
 #   OpenSSL::SSL      OpenSSL >= 1.1.1, for TLS links    Debian: libssl-dev
+#   TBB::tbb          oneTBB, for asynchronous sessions  Debian: libtbb-dev
 #
 # This file defines every target before the installed tandemTargets.cmake
 # (which links them into tandem::tandem) is read.
@@ -87,6 +88,16 @@ if(NOT TARGET OpenSSL::SSL)
 endif()
 if(NOT TARGET OpenSSL::SSL)
   _tandem_missing_dependency("OpenSSL >= 1.1.1 (TLS links)" libssl-dev)
+endif()
+
+# oneTBB: the arena and resumable tasks of asynchronous sessions
+# (tandem/async.hpp), compiled once into the library (src/async.cpp) unless
+# tandem is used header-only.
+if(NOT TARGET TBB::tbb)
+  find_package(TBB 2021 QUIET)
+endif()
+if(NOT TARGET TBB::tbb)
+  _tandem_missing_dependency("oneTBB >= 2021 (asynchronous sessions)" libtbb-dev)
 endif()
 
 if(_tandem_missing)

@@ -16,7 +16,7 @@ set -euo pipefail
 
 # clang and its runtimes: the sanitizer builds and the libFuzzer harnesses (CI);
 # valgrind: the secret-independence test.
-packages=(g++ cmake ninja-build pkg-config libboost-dev doctest-dev libsodium-dev libasio-dev libssl-dev
+packages=(g++ cmake ninja-build pkg-config libboost-dev doctest-dev libsodium-dev libasio-dev libssl-dev libtbb-dev
           clang libclang-rt-14-dev valgrind)
 
 extras=()
@@ -35,7 +35,7 @@ for extra in "${extras[@]}"; do
   case "$extra" in
     plots) extra_packages=(python3-matplotlib) ;;
     docs) extra_packages=(doxygen) ;;
-    arm64) extra_packages=(g++-aarch64-linux-gnu qemu-user libsodium-dev:arm64 libssl-dev:arm64); arm64=1 ;;
+    arm64) extra_packages=(g++-aarch64-linux-gnu qemu-user libsodium-dev:arm64 libssl-dev:arm64 libtbb-dev:arm64); arm64=1 ;;
     mpi) extra_packages=(libopenmpi-dev openmpi-bin) ;;
     *) echo "setup-deps: unknown extra '$extra' in TANDEM_DEPS_EXTRA (plots, docs, arm64, mpi)" >&2; exit 2 ;;
   esac

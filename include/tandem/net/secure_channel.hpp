@@ -18,6 +18,7 @@
 #include <tandem/net/channel.hpp>
 #include <tandem/net/keys.hpp>
 #include <tandem/net/noise.hpp>
+#include <tandem/net/refusal.hpp>
 
 #include <algorithm>
 #include <array>
@@ -217,6 +218,7 @@ inline std::unique_ptr<channel> secure_link(std::unique_ptr<channel> raw, const 
     const std::string where = "link handshake on " + raw->name();
     std::uint64_t magic;
     std::memcpy(&magic, peer.data(), 8);
+    if (magic == detail::refusal_magic) detail::fail_refused(where, peer.data());
     if (magic != detail::noise_magic)
         throw protocol_error(where +
                              ": the peer did not start an encrypted link — it does not encrypt its links (set "

@@ -8,16 +8,20 @@
 // read_some/write_some, and when the kernel has nothing to give or no room,
 // one async_wait is run on the io_context until it completes or the
 // channel's timeout passes. Connecting and accepting are one asynchronous
-// operation each, run the same way until their deadline.
+// operation each, run the same way until their deadline. A socket of an
+// asynchronous session (tandem/async.hpp) has no io_context of its own: it
+// lives on the user's, and its waits are its async_waits' (net/tcp_socket.hpp).
 #pragma once
 
 #include <tandem/detail/linkage.hpp>
 #include <tandem/net/tcp.hpp>
+#include <tandem/net/tcp_socket.hpp>
 
 #include <asio/error.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -30,16 +34,6 @@
 namespace tandem::net {
 
 namespace detail {
-
-struct tcp_socket {
-    asio::io_context io{1};  // (concurrency hint: one thread runs it)
-    asio::ip::tcp::socket socket{io};
-};
-
-struct tcp_acceptor {
-    asio::io_context io{1};
-    asio::ip::tcp::acceptor acceptor{io};
-};
 
 /// Starts one asynchronous operation on `io` (start(handler)) and runs io
 /// until it completes or `deadline` passes. Past the deadline, cancel()
@@ -59,12 +53,6 @@ std::optional<asio::error_code> run_one(asio::io_context& io, clock::time_point 
     return std::nullopt;
 }
 
-/// Keeps a socket from leaking into programs this process executes (Asio
-/// opens descriptors without close-on-exec).
-inline void close_on_exec(int fd) noexcept {
-    if (fd >= 0) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
-}
-
 /// Whether a read or write found nothing to read or no room: wait, then retry.
 inline bool must_wait(const asio::error_code& ec) noexcept {
     return ec == asio::error::would_block || ec == asio::error::try_again;
@@ -74,11 +62,6 @@ inline bool must_wait(const asio::error_code& ec) noexcept {
 inline bool peer_gone(const asio::error_code& ec) noexcept {
     return ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
            ec == asio::error::shut_down;
-}
-
-/// "address:port", for messages.
-inline std::string endpoint_name(const asio::ip::tcp::endpoint& e) {
-    return e.address().to_string() + ":" + std::to_string(e.port());
 }
 
 /// same_host on parsed addresses.
@@ -176,8 +159,8 @@ TANDEM_INLINE std::size_t tcp_channel::read_some(std::byte* p, std::size_t min, 
 TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
     asio::ip::tcp::socket& s = s_->socket;
     const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
-    const std::optional<asio::error_code> r = detail::run_one(
-        s_->io, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },
+    const std::optional<asio::error_code> r = s_->waits ? s_->waits->wait(*s_, for_write, timeout()) : detail::run_one(
+        *s_->own, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },
         [&] {
             asio::error_code ignored;
             s.cancel(ignored);
@@ -258,7 +241,7 @@ TANDEM_INLINE std::unique_ptr<tcp_channel> tcp_connect(const std::string& host, 
             if (clock::now() >= deadline) break;
             auto s = std::make_unique<detail::tcp_socket>();
             const std::optional<asio::error_code> r = detail::run_one(
-                s->io, deadline, [&](auto handler) { s->socket.async_connect(entry.endpoint(), std::move(handler)); },
+                *s->own, deadline, [&](auto handler) { s->socket.async_connect(entry.endpoint(), std::move(handler)); },
                 [&] {
                     asio::error_code ignored;
                     s->socket.close(ignored);

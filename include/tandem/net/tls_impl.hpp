@@ -21,6 +21,7 @@
 #include <tandem/detail/linkage.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/noise.hpp>
+#include <tandem/net/refusal.hpp>
 #include <tandem/net/secure_channel.hpp>
 #include <tandem/net/tls.hpp>
 
@@ -143,6 +144,13 @@ inline std::size_t channel_stream::read_record_part(std::byte* p, std::size_t ma
     if (header_pos_ == header_end_ && body_left_ == 0) {  // the next record's header
         header_pos_ = 0;
         header_end_ = tls_state::read(*inner_, header_.data(), header_bytes, header_bytes);
+        if (is_refusal(header_.data(), header_end_)) {  // a full server (tandem/async.hpp's listener)
+            std::array<std::byte, refusal_bytes> frame{};
+            std::memcpy(frame.data(), header_.data(), header_bytes);
+            tls_state::read(*inner_, frame.data() + header_bytes, refusal_bytes - header_bytes,
+                            refusal_bytes - header_bytes);
+            fail_refused("TLS handshake on " + inner_->name(), frame.data());
+        }
         body_left_ = std::size_t{std::to_integer<std::uint8_t>(header_[3])} << 8 | std::to_integer<std::uint8_t>(header_[4]);
     }
     if (header_pos_ < header_end_) {

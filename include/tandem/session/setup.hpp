@@ -13,6 +13,7 @@
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
+#include <tandem/net/refusal.hpp>
 #include <tandem/net/secure_channel.hpp>
 #include <tandem/net/tls.hpp>
 #include <tandem/party.hpp>
@@ -23,8 +24,10 @@
 #include <tandem/session/remote_workers.hpp>
 #include <tandem/session/yao.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -143,6 +146,12 @@ struct session_state {
         c.send_value(ipp_min_ands);
         c.send_value(static_cast<std::uint8_t>(security));
         const auto magic = c.recv_value<std::uint64_t>();
+        if (magic == net::detail::refusal_magic) {  // a full server (tandem/async.hpp's listener)
+            std::array<std::uint8_t, net::detail::refusal_bytes> frame{};
+            std::memcpy(frame.data(), &magic, 8);
+            c.recv(frame.data() + 8, frame.size() - 8);
+            net::detail::fail_refused("session handshake on " + c.name(), frame.data());
+        }
         if (magic == net::detail::noise_magic)
             throw protocol_error("session handshake on " + c.name() +
                                  ": the peer encrypts its links and this party does not; set "

@@ -1,0 +1,274 @@
+// bench_service — one server process answering many concurrent clients
+// (tandem/async.hpp), over loopback TCP. This process is the server (Alice:
+// an async_listener on a runtime of T threads, one io_context thread); it
+// starts a copy of itself as the clients (Bob: N concurrent coroutines on a
+// runtime of T threads of their own) and prints the figures.
+//
+//   bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--quick]
+//
+// For each N and T, two phases:
+//   idle        N sessions set up and left open (each server session awaits
+//               a release before its one run): the server's RSS growth per
+//               open session
+//   throughput  for S seconds each of N clients in turn connects, sets a
+//               session up, runs the 32-bit millionaires comparison once and
+//               closes — what a service pays per client: completed runs per
+//               second, p50/p99 latency of one (connect to result)
+// and for the server throughout: its most threads, its peak RSS (VmHWM).
+// Both processes share the machine's cores (docs/BENCH.md).
+#include "processes.hpp"
+
+#include <tandem/async.hpp>
+#include <tandem/tandem.hpp>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/io_context.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace tandem;
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+using asio::awaitable;
+using asio::use_awaitable;
+
+auto millionaires() {
+    return compile([](secure_int<32> a, secure_int<32> b) { return a > b; }, input<party::alice, secure_int<32>>,
+                   input<party::bob, secure_int<32>>);
+}
+
+/// A field of /proc/self/status, in its unit (kB for memory).
+long status_field(const std::string& name) {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind(name + ":", 0) == 0) return std::stol(line.substr(name.size() + 1));
+    return -1;
+}
+
+std::vector<int> int_list(const std::string& s) {
+    std::vector<int> v;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');) v.push_back(std::stoi(item));
+    return v;
+}
+
+/// Lets this process hold many sockets (the soft limit up to the hard one).
+void raise_descriptor_limit() {
+    rlimit r{};
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+        r.rlim_cur = r.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &r);
+    }
+}
+
+struct client_figures {
+    long runs = 0, failures = 0;
+    double seconds = 0, p50_ms = 0, p99_ms = 0;
+    std::string first_error;
+};
+
+/// The clients: phase 1, N sessions each awaiting its one run (the server
+/// releases them); phase 2, S seconds of connect-run-close per client.
+int clients(std::uint16_t port, int n, int threads, double seconds, const std::string& out) {
+    raise_descriptor_limit();
+    asio::io_context io;
+    async_runtime rt(io, static_cast<unsigned>(threads));
+    const auto circ = millionaires();
+    client_figures f;
+    std::vector<double> latencies;
+    int idle_done = 0;
+    const auto note_error = [&](std::exception_ptr e) {
+        if (!e) return;
+        ++f.failures;
+        if (f.first_error.empty()) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& x) {
+                f.first_error = x.what();
+            }
+        }
+    };
+    for (int k = 0; k < n; ++k)
+        asio::co_spawn(
+            io,
+            [&, k]() -> awaitable<void> {
+                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", port);
+                const bool r = co_await s.async_run(circ, std::int32_t(k));
+                (void)r;
+                ++idle_done;
+            },
+            note_error);
+    io.run();
+    io.restart();
+    const auto start = clock_type::now();
+    const auto end = start + std::chrono::duration<double>(seconds);
+    for (int k = 0; k < n; ++k)
+        asio::co_spawn(
+            io,
+            [&, k]() -> awaitable<void> {
+                while (clock_type::now() < end) {
+                    const auto t0 = clock_type::now();
+                    async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", port);
+                    const bool r = co_await s.async_run(circ, std::int32_t(k));
+                    (void)r;
+                    latencies.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
+                }
+            },
+            note_error);
+    io.run();
+    f.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+    f.runs = static_cast<long>(latencies.size());
+    std::sort(latencies.begin(), latencies.end());
+    if (!latencies.empty()) {
+        f.p50_ms = latencies[latencies.size() / 2];
+        f.p99_ms = latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)];
+    }
+    std::ofstream o(out);
+    o << f.runs << ' ' << f.failures << ' ' << f.seconds << ' ' << f.p50_ms << ' ' << f.p99_ms << ' ' << idle_done
+      << '\n'
+      << f.first_error << '\n';
+    return f.failures == 0 && idle_done == n ? 0 : 1;
+}
+
+/// The server for one N and T; prints one line of figures.
+bool serve(const std::string& self, int n, int threads, double seconds) {
+    asio::io_context io;
+    async_runtime rt(io, static_cast<unsigned>(threads));
+    // Room for a client's next session while the server's side of its last
+    // one is still being closed.
+    async_listener server(rt, 0, "127.0.0.1", static_cast<std::size_t>(2 * n + 8));
+    const auto circ = millionaires();
+    asio::steady_timer release(io, clock_type::time_point::max());
+    bool releasing = false;
+    int idle_open = 0;
+    long rss_before = status_field("VmRSS"), rss_idle = 0, threads_most = status_field("Threads");
+    std::exception_ptr server_error;
+    asio::co_spawn(io,
+                   server.serve(
+                       party::alice, {},
+                       [&](async_session s) -> awaitable<void> {
+                           if (!releasing) {  // phase 1: stay open until all N are
+                               ++idle_open;
+                               asio::error_code ignored;
+                               co_await release.async_wait(asio::redirect_error(use_awaitable, ignored));
+                           }
+                           const bool r = co_await s.async_run(circ, std::int32_t(1 << 30));
+                           (void)r;
+                       },
+                       [&](std::exception_ptr e) {
+                           if (!server_error) server_error = e;
+                       }),
+                   asio::detached);
+    const std::string out = "/tmp/bench_service." + std::to_string(getpid()) + ".txt";
+    const pid_t client = bench::spawn_self({self, "--client", "--port", std::to_string(server.port()), "--sessions",
+                                            std::to_string(n), "--threads", std::to_string(threads), "--seconds",
+                                            std::to_string(seconds), "--out", out});
+    bool client_ok = false;
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            asio::steady_timer tick(io);
+            for (;;) {
+                threads_most = std::max(threads_most, status_field("Threads"));
+                if (!releasing && idle_open == n) {
+                    rss_idle = status_field("VmRSS");
+                    releasing = true;
+                    release.cancel();
+                }
+                int status = 0;
+                if (waitpid(client, &status, WNOHANG) == client) {
+                    client_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+                    server.close();
+                    co_return;
+                }
+                tick.expires_after(5ms);
+                co_await tick.async_wait(use_awaitable);
+            }
+        },
+        asio::detached);
+    io.run();
+    client_figures f;
+    long idle_done = 0;
+    std::ifstream in(out);
+    in >> f.runs >> f.failures >> f.seconds >> f.p50_ms >> f.p99_ms >> idle_done;
+    in.ignore();
+    std::getline(in, f.first_error);
+    std::remove(out.c_str());
+    const double per_session_kib = n > 0 ? double(rss_idle - rss_before) / n : 0;
+    std::printf("N=%5d T=%d  runs/s %7.1f  p50 %7.1f ms  p99 %7.1f ms  server threads %3ld  peak RSS %6.1f MiB  "
+                "idle session %6.1f KiB  (%ld runs in %.1f s, %ld failed)\n",
+                n, threads, f.seconds > 0 ? f.runs / f.seconds : 0.0, f.p50_ms, f.p99_ms, threads_most,
+                status_field("VmHWM") / 1024.0, per_session_kib, f.runs, f.seconds, f.failures);
+    if (!f.first_error.empty()) std::printf("  first client error: %s\n", f.first_error.c_str());
+    if (server_error) {
+        try {
+            std::rethrow_exception(server_error);
+        } catch (const std::exception& e) {
+            std::printf("  a server session failed: %s\n", e.what());
+        }
+    }
+    std::fflush(stdout);
+    return client_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<int> sessions{1, 16, 256, 1024}, threads{1, 2};
+    double seconds = 5;
+    bool is_client = false;
+    std::uint16_t port = 0;
+    std::string out;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--sessions") sessions = int_list(value());
+        else if (a == "--threads") threads = int_list(value());
+        else if (a == "--seconds") seconds = std::stod(value());
+        else if (a == "--quick") sessions = {1, 8}, threads = {1}, seconds = 0.5;
+        else if (a == "--client") is_client = true;
+        else if (a == "--port") port = static_cast<std::uint16_t>(std::stoi(value()));
+        else if (a == "--out") out = value();
+        else {
+            std::cerr << "usage: bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--quick]\n";
+            return 2;
+        }
+    }
+    try {
+        if (is_client) return clients(port, sessions.at(0), threads.at(0), seconds, out);
+        raise_descriptor_limit();
+        if (sessions.size() == 1 && threads.size() == 1) return serve(argv[0], sessions[0], threads[0], seconds) ? 0 : 1;
+        // Each N and T in a server process of its own, so that its RSS and
+        // threads are its own (an allocator keeps what earlier rows freed).
+        std::printf("bench_service: millionaires (32-bit) per client session, server and clients over loopback\n");
+        std::fflush(stdout);
+        bool ok = true;
+        for (const int t : threads)
+            for (const int n : sessions)
+                ok = bench::wait_ok(bench::spawn_self({argv[0], "--sessions", std::to_string(n), "--threads",
+                                                       std::to_string(t), "--seconds", std::to_string(seconds)})) &&
+                     ok;
+        return ok ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "bench_service: " << e.what() << "\n";
+        return 1;
+    }
+}

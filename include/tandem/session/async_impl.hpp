@@ -1,0 +1,322 @@
+// tandem/session/async_impl.hpp — the definitions of tandem/async.hpp, on
+// oneTBB (the arena, resumable tasks) and standalone Asio. Included at the
+// end of async.hpp when tandem is used header-only; compiled once into the
+// library, by src/async.cpp, when TANDEM_SEPARATE_COMPILATION is defined.
+#pragma once
+
+#include <tandem/async.hpp>
+#include <tandem/detail/linkage.hpp>
+#include <tandem/dsl/context.hpp>
+#include <tandem/net/refusal.hpp>
+#include <tandem/net/tcp.hpp>
+#include <tandem/net/tcp_socket.hpp>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/awaitable_operators.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/strand.hpp>
+#include <asio/write.hpp>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <variant>
+
+namespace tandem {
+
+namespace detail {
+
+/// A wait that blocks the calling thread (poll on the descriptor): for a
+/// thread of the runtime's sockets that is no task of an arena — one a run
+/// started itself, or a session destroyed on the io_context's thread.
+inline std::optional<asio::error_code> blocking_wait(net::detail::tcp_socket& s, bool for_write,
+                                                     net::clock::duration timeout) {
+    pollfd p{s.socket.native_handle(), static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+    const net::clock::time_point deadline = net::clock::now() + timeout;
+    for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - net::clock::now()).count();
+        if (left <= 0) return std::nullopt;
+        const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+        if (r > 0) return asio::error_code{};  // ready, or closed: the next read or write says which
+        if (r == 0) return std::nullopt;
+        if (errno != EINTR) return asio::error_code(errno, asio::error::get_system_category());
+    }
+}
+
+/// The runtime's waits: the task suspends (tbb::task::suspend), and the
+/// socket's strand runs one async_wait and the deadline's timer; whichever
+/// ends first cancels the other, and the second to complete resumes the task.
+struct arena_waits final : net::detail::async_waits {
+    std::optional<asio::error_code> wait(net::detail::tcp_socket& s, bool for_write,
+                                         net::clock::duration timeout) override {
+        if (tbb::this_task_arena::current_thread_index() == tbb::task_arena::not_initialized)
+            return blocking_wait(s, for_write, timeout);
+        // A task recording a streamed function keeps its thread: the DSL's
+        // active builder is a thread_local (dsl/context.hpp), and a suspended
+        // task may be resumed by another worker. So a streamed run blocks its
+        // worker while it waits, where a compiled run lets it go.
+        if (tandem::detail::active_builder != nullptr) return blocking_wait(s, for_write, timeout);
+        struct state {
+            tbb::task::suspend_point task{};
+            int pending = 2;
+            bool ready = false, timed_out = false;
+            asio::error_code ec;
+        } st;
+        const auto finish = [&st] {
+            if (--st.pending == 0) tbb::task::resume(st.task);  // (st is not touched after this)
+        };
+        const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
+        tbb::task::suspend([&](tbb::task::suspend_point task) {
+            st.task = task;
+            asio::post(s.socket.get_executor(), [&s, &st, what, timeout, finish] {
+                s.timer->expires_after(timeout);
+                s.timer->async_wait([&s, &st, finish](const asio::error_code& ec) {
+                    if (!ec && !st.ready) {
+                        st.timed_out = true;
+                        asio::error_code ignored;
+                        s.socket.cancel(ignored);
+                    }
+                    finish();
+                });
+                s.socket.async_wait(what, [&s, &st, finish](const asio::error_code& ec) {
+                    st.ready = true;
+                    st.ec = ec;
+                    s.timer->cancel();
+                    finish();
+                });
+            });
+        });
+        if (st.timed_out) return std::nullopt;
+        return st.ec;
+    }
+};
+
+/// The options an asynchronous session refuses (see the top of async.hpp).
+inline void check_async_options(const session_options& o, const char* where) {
+    if (o.threads != 1)
+        throw usage_error(std::string(where) + ": session_options::threads is " + std::to_string(o.threads) +
+                          "; an asynchronous session runs one worker per party (threads = 1) — serve more "
+                          "peers at once instead, or use the blocking session");
+    if (o.ipp)
+        throw usage_error(std::string(where) +
+                          ": session_options::ipp opens more links per session; an asynchronous session runs "
+                          "without it (use the blocking session)");
+}
+
+}  // namespace detail
+
+struct async_runtime::impl {
+    impl(asio::io_context& context, unsigned workers) : io(context), threads(workers) {
+        // The arena reserves no slot for external threads, so all `threads`
+        // slots are workers'; oneTBB starts at most hardware threads - 1
+        // workers unless told otherwise, which this raises while it lives.
+        if (tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) < threads + 1)
+            parallelism.emplace(tbb::global_control::max_allowed_parallelism, threads + 1);
+        arena.initialize(static_cast<int>(threads), 0);
+    }
+
+    asio::io_context& io;
+    unsigned threads;
+    std::optional<tbb::global_control> parallelism;
+    tbb::task_arena arena;
+    detail::arena_waits waits;
+};
+
+TANDEM_INLINE async_runtime::async_runtime(asio::io_context& io, unsigned threads) {
+    if (threads == 0) throw usage_error("async_runtime: threads must be at least 1");
+    impl_ = std::make_unique<impl>(io, threads);
+}
+
+TANDEM_INLINE async_runtime::~async_runtime() = default;
+
+TANDEM_INLINE asio::io_context& async_runtime::io() const noexcept { return impl_->io; }
+TANDEM_INLINE unsigned async_runtime::threads() const noexcept { return impl_->threads; }
+TANDEM_INLINE net::detail::async_waits& async_runtime::waits() noexcept { return impl_->waits; }
+
+TANDEM_INLINE void async_runtime::enqueue(std::function<void()> task) { impl_->arena.enqueue(std::move(task)); }
+
+namespace detail {
+
+/// A channel on a new socket of the runtime, on a strand of its own (its
+/// waits' handlers never run at once, whatever threads run the io_context).
+inline std::unique_ptr<net::detail::tcp_socket> async_socket(async_runtime& rt) {
+    return std::make_unique<net::detail::tcp_socket>(asio::any_io_executor(asio::make_strand(rt.io())),
+                                                     rt.waits());
+}
+
+/// Sets a session up over `ch` as a task of the runtime.
+inline asio::awaitable<async_session> async_set_up(async_runtime& rt, party me,
+                                                   std::unique_ptr<net::channel> ch,
+                                                   const session_options& options, std::shared_ptr<void> slot) {
+    session s = co_await rt.run([&] { return session(me, std::move(ch), options); });
+    co_return async_session(rt, std::move(s), std::move(slot));
+}
+
+/// One peer of async_listener::serve: its set-up, then the user's coroutine.
+inline asio::awaitable<void> serve_peer(async_runtime& rt, party me, session_options options,
+                                        std::unique_ptr<net::tcp_channel> ch, std::shared_ptr<void> slot,
+                                        std::function<asio::awaitable<void>(async_session)> body) {
+    co_await body(co_await async_set_up(rt, me, std::move(ch), options, std::move(slot)));
+}
+
+}  // namespace detail
+
+TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, party me, std::string host,
+                                                           std::uint16_t port, session_options options) {
+    using namespace asio::experimental::awaitable_operators;
+    detail::check_async_options(options, "async_connect");
+    const std::string target = host + ":" + std::to_string(port);
+    const net::clock::time_point deadline = net::clock::now() + options.connect_timeout;
+    asio::error_code ec;
+    asio::ip::tcp::resolver resolver(rt.io());
+    const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port),
+                                                           asio::ip::resolver_base::numeric_service,
+                                                           asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) throw network_error("connect to " + target + ": cannot resolve '" + host + "': " + ec.message());
+    std::string last = "no attempt";
+    asio::steady_timer timer(rt.io());
+    while (net::clock::now() < deadline) {
+        for (const auto& entry : endpoints) {
+            if (net::clock::now() >= deadline) break;
+            auto s = detail::async_socket(rt);
+            timer.expires_at(deadline);
+            asio::error_code connected;
+            const auto first = co_await (
+                s->socket.async_connect(entry.endpoint(), asio::redirect_error(asio::use_awaitable, connected)) ||
+                timer.async_wait(asio::use_awaitable));
+            if (first.index() == 1) {
+                last = "timed out";
+                break;
+            }
+            if (!connected) {
+                net::detail::close_on_exec(s->socket.native_handle());
+                auto ch = std::make_unique<net::tcp_channel>(std::move(s), "tcp to " + target);
+                co_return co_await detail::async_set_up(rt, me, std::move(ch), options, {});
+            }
+            last = connected.message();
+        }
+        // Not listening yet: try again shortly.
+        const net::clock::duration left = deadline - net::clock::now();
+        timer.expires_after(std::clamp<net::clock::duration>(left, {}, std::chrono::milliseconds(20)));
+        co_await timer.async_wait(asio::use_awaitable);
+    }
+    throw network_error("connect to " + target + ": no connection within " +
+                        std::to_string(options.connect_timeout.count()) + " ms (last attempt: " + last +
+                        "); is the other party running and listening there?");
+}
+
+struct async_listener::impl {
+    impl(async_runtime& r, std::size_t max) : rt(r), acceptor(r.io()), max_sessions(max) {}
+
+    async_runtime& rt;
+    asio::ip::tcp::acceptor acceptor;
+    std::size_t max_sessions;
+    std::shared_ptr<std::atomic<std::size_t>> open = std::make_shared<std::atomic<std::size_t>>(0);
+    std::atomic<std::uint64_t> refused{0};
+
+    /// The next connection this listener does not refuse, and its slot
+    /// among the open sessions (held by the session; freed when it goes).
+    asio::awaitable<std::pair<std::unique_ptr<net::tcp_channel>, std::shared_ptr<void>>> next() {
+        for (;;) {
+            auto s = detail::async_socket(rt);
+            asio::ip::tcp::endpoint peer;
+            asio::error_code ec;
+            co_await acceptor.async_accept(s->socket, peer, asio::redirect_error(asio::use_awaitable, ec));
+            if (ec == asio::error::operation_aborted || !acceptor.is_open())
+                throw network_error("async_listener: closed while waiting for a peer");
+            if (ec) continue;  // gone before we took it, or a signal: wait for the next one
+            net::detail::close_on_exec(s->socket.native_handle());
+            if (open->fetch_add(1) >= max_sessions) {
+                open->fetch_sub(1);
+                refused.fetch_add(1);
+                const auto frame = net::detail::refusal(static_cast<std::uint32_t>(max_sessions));
+                asio::error_code ignored;  // the peer may be gone already: nothing to tell it then
+                co_await asio::async_write(s->socket, asio::buffer(frame),
+                                           asio::redirect_error(asio::use_awaitable, ignored));
+                s->socket.shutdown(asio::socket_base::shutdown_both, ignored);
+                continue;
+            }
+            std::shared_ptr<void> slot(nullptr, [count = open](void*) { count->fetch_sub(1); });
+            auto ch = std::make_unique<net::tcp_channel>(std::move(s), "tcp from " + net::detail::endpoint_name(peer));
+            co_return std::pair{std::move(ch), std::move(slot)};
+        }
+    }
+};
+
+TANDEM_INLINE async_listener::async_listener(async_runtime& rt, std::uint16_t port, const std::string& address,
+                                             std::size_t max_sessions)
+    : impl_(std::make_shared<impl>(rt, max_sessions)) {
+    if (max_sessions == 0) throw usage_error("async_listener: max_sessions must be at least 1");
+    asio::error_code ec;
+    const asio::ip::address ip = asio::ip::make_address(address, ec);
+    if (ec) throw usage_error("async_listener: '" + address + "' is not an IP address (IPv4 or IPv6)");
+    const asio::ip::tcp::endpoint at(ip, port);
+    asio::ip::tcp::acceptor& a = impl_->acceptor;
+    a.open(at.protocol(), ec);
+    if (!ec) {
+        net::detail::close_on_exec(a.native_handle());
+        a.set_option(asio::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) a.bind(at, ec);
+    if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+        throw network_error("cannot listen on " + net::detail::endpoint_name(at) + ": " + ec.message() +
+                            " (is another program using the port?)");
+}
+
+TANDEM_INLINE async_listener::~async_listener() { close(); }
+
+TANDEM_INLINE std::uint16_t async_listener::port() const {
+    asio::error_code ec;
+    const asio::ip::tcp::endpoint at = impl_->acceptor.local_endpoint(ec);
+    if (ec) throw network_error("async_listener: cannot read the local port: " + ec.message());
+    return at.port();
+}
+
+TANDEM_INLINE std::size_t async_listener::max_sessions() const noexcept { return impl_->max_sessions; }
+TANDEM_INLINE std::size_t async_listener::open_sessions() const noexcept { return impl_->open->load(); }
+TANDEM_INLINE std::uint64_t async_listener::refused() const noexcept { return impl_->refused.load(); }
+
+TANDEM_INLINE void async_listener::close() noexcept {
+    asio::error_code ignored;
+    impl_->acceptor.close(ignored);
+}
+
+TANDEM_INLINE asio::awaitable<async_session> async_listener::async_accept(party me, session_options options) {
+    detail::check_async_options(options, "async_listener::async_accept");
+    const std::shared_ptr<impl> keep = impl_;
+    auto [ch, slot] = co_await keep->next();
+    co_return co_await detail::async_set_up(keep->rt, me, std::move(ch), options, std::move(slot));
+}
+
+TANDEM_INLINE asio::awaitable<void> async_listener::serve(
+    party me, session_options options, std::function<asio::awaitable<void>(async_session)> per_session,
+    std::function<void(std::exception_ptr)> on_error) {
+    detail::check_async_options(options, "async_listener::serve");
+    const std::shared_ptr<impl> keep = impl_;
+    for (;;) {
+        std::pair<std::unique_ptr<net::tcp_channel>, std::shared_ptr<void>> next;
+        try {
+            next = co_await keep->next();
+        } catch (const network_error&) {
+            if (!keep->acceptor.is_open()) co_return;  // close()
+            throw;
+        }
+        asio::co_spawn(keep->rt.io(),
+                       detail::serve_peer(keep->rt, me, options, std::move(next.first), std::move(next.second), per_session),
+                       [on_error](std::exception_ptr e) {
+                           if (e && on_error) on_error(e);
+                       });
+    }
+}
+
+}  // namespace tandem

@@ -1,0 +1,377 @@
+// Asynchronous sessions (tandem/async.hpp): one process serving many peers
+// over loopback TCP from one io_context thread and a oneTBB arena, each run
+// equal to plaintext; the threads that takes; a full listener turning a peer
+// away with an error that says so; a blocking peer against an asynchronous
+// one (the same protocol); malicious sessions with prepare; streamed runs; a
+// silent peer caught by the channel's deadline while no thread waits for it;
+// and the refusals (threads, IPP, two operations at once).
+#include "exception_text.hpp"
+
+#include <tandem/async.hpp>
+#include <tandem/tandem.hpp>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace async_tests {
+
+using namespace tandem;
+using namespace std::chrono_literals;
+using asio::awaitable;
+using asio::use_awaitable;
+
+auto greater_than() {
+    return compile([](secure_int<32> a, secure_int<32> b) { return a > b; }, input<party::alice, secure_int<32>>,
+                   input<party::bob, secure_int<32>>);
+}
+
+/// This process's threads now (/proc/self/status).
+int process_threads() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+    return -1;
+}
+
+/// Rethrows a spawned coroutine's exception into `into` (the first only).
+auto keep_first(std::exception_ptr& into) {
+    return [&into](std::exception_ptr e) {
+        if (e && !into) into = e;
+    };
+}
+
+TEST_CASE("async.one_io_thread_and_two_workers_serve_many_peers_each_run_equal_to_plaintext") {
+    asio::io_context io;
+    async_runtime rt(io, 2);
+    async_listener server(rt, 0, "127.0.0.1", 64);
+    const auto circ = greater_than();
+    constexpr int peers = 24, runs = 3;
+    constexpr std::int32_t server_value = 1000;
+    std::atomic<int> served{0};
+    std::exception_ptr server_error, client_error;
+    const int threads_before = process_threads();
+    int threads_most = threads_before;
+    asio::co_spawn(io,
+                   server.serve(
+                       party::alice, {},
+                       [&](async_session s) -> awaitable<void> {
+                           for (int r = 0; r < runs; ++r) {
+                               const bool v = co_await s.async_run(circ, server_value);
+                               (void)v;
+                           }
+                           ++served;
+                       },
+                       keep_first(server_error)),
+                   asio::detached);
+    std::vector<std::vector<int>> got(peers);
+    int clients_done = 0;
+    for (int k = 0; k < peers; ++k) {
+        asio::co_spawn(
+            io,
+            [&, k]() -> awaitable<void> {
+                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port());
+                for (int r = 0; r < runs; ++r) {
+                    threads_most = std::max(threads_most, process_threads());
+                    got[k].push_back(co_await s.async_run(circ, std::int32_t(k * 100 + r * 30)) ? 1 : 0);
+                }
+                if (++clients_done == peers) server.close();
+            },
+            keep_first(client_error));
+    }
+    io.run();  // this thread is the io_context's only one
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    CHECK(served == peers);
+    for (int k = 0; k < peers; ++k) {
+        REQUIRE(got[k].size() == runs);
+        for (int r = 0; r < runs; ++r) CHECK(got[k][r] == (server_value > k * 100 + r * 30 ? 1 : 0));
+    }
+    CHECK(server.open_sessions() == 0);
+    // 48 sessions in flight on this thread and the arena's two workers: no
+    // thread per session (a blocking server and its clients would start 48).
+    INFO("threads before " << threads_before << ", at most " << threads_most);
+    CHECK(threads_most <= threads_before + 3);
+}
+
+TEST_CASE("async.a_full_listener_refuses_a_peer_with_an_error_that_says_so") {
+    asio::io_context io;
+    async_runtime rt(io, 1);
+    async_listener server(rt, 0, "127.0.0.1", 1);
+    const auto circ = greater_than();
+    std::exception_ptr server_error, client_error;
+    asio::co_spawn(io,
+                   server.serve(
+                       party::alice, {},
+                       [&](async_session s) -> awaitable<void> {
+                           const bool v = co_await s.async_run(circ, std::int32_t(5));
+                           (void)v;
+                       },
+                       keep_first(server_error)),
+                   asio::detached);
+    std::string refusal;
+    bool later_served = false;
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            {
+                async_session first = co_await async_connect(rt, party::bob, "127.0.0.1", server.port());
+                try {
+                    async_session second = co_await async_connect(rt, party::bob, "127.0.0.1", server.port());
+                } catch (const network_error& e) {
+                    refusal = e.what();
+                }
+                const bool r = co_await first.async_run(circ, std::int32_t(3));
+                CHECK(r);
+            }
+            // The first session's slot frees when the server's side of it ends.
+            asio::steady_timer pause(io);
+            for (int attempt = 0; attempt < 200 && !later_served; ++attempt) {
+                try {
+                    async_session again = co_await async_connect(rt, party::bob, "127.0.0.1", server.port());
+                    later_served = !co_await again.async_run(circ, std::int32_t(9));
+                } catch (const network_error&) {  // refused: not yet freed
+                }
+                pause.expires_after(10ms);
+                co_await pause.async_wait(use_awaitable);
+            }
+            server.close();
+        },
+        keep_first(client_error));
+    io.run();
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    INFO(refusal);
+    CHECK(refusal.find("the server refused this session") != std::string::npos);
+    CHECK(refusal.find("full (1 open sessions, its limit)") != std::string::npos);
+    CHECK(server.refused() >= 1);
+    CHECK(later_served);
+}
+
+TEST_CASE("async.a_blocking_peer_and_an_asynchronous_one_speak_the_same_protocol") {
+    asio::io_context io;
+    async_runtime rt(io, 1);
+    async_listener server(rt, 0, "127.0.0.1");
+    const auto circ = greater_than();
+    const auto product = compile([](secure_uint<32> x, secure_uint<32> y) { return x * y + (x ^ y); },
+                                 input<party::alice, secure_uint<32>>, input<party::bob, secure_uint<32>>);
+    std::exception_ptr server_error;
+    std::uint32_t served_product = 0;
+    bool served_compare = true, client_compare = true;
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            async_session s = co_await server.async_accept(party::alice);
+            served_compare = co_await s.async_run(circ, std::int32_t(-4));
+            served_product = co_await s.async_run(product, std::uint32_t(123457));
+            CHECK(s.get().last_run().and_gates > 0);
+        },
+        keep_first(server_error));
+    std::uint32_t client_product = 0;
+    std::exception_ptr client_error;
+    std::thread client([&] {
+        try {
+            session s = session::connect(party::bob, "127.0.0.1", server.port());
+            client_compare = s.run(circ, std::int32_t(17));
+            client_product = s.run(product, std::uint32_t(99991));
+        } catch (...) {
+            client_error = std::current_exception();
+        }
+    });
+    io.run();
+    client.join();
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    const std::uint32_t expected = 123457u * 99991u + (123457u ^ 99991u);
+    CHECK_FALSE(served_compare);
+    CHECK_FALSE(client_compare);
+    CHECK(served_product == expected);
+    CHECK(client_product == expected);
+}
+
+TEST_CASE("async.malicious_sessions_prepare_and_run_and_streamed_runs_equal_plaintext") {
+    asio::io_context io;
+    async_runtime rt(io, 2);
+    async_listener server(rt, 0, "127.0.0.1");
+    const auto circ = greater_than();
+    session_options malicious;
+    malicious.security = security::malicious;
+    malicious.allow_plain_links = true;
+    const auto sum_of_products = [] {
+        return stream(
+            [](const sequence<secure_uint<32>>& xs, secure_uint<32> y) {
+                secure_uint<32> sum = 0;
+                for (std::size_t i = 0; i < xs.size(); ++i) sum = sum + xs[i] * y;
+                return sum;
+            },
+            sequence_input<party::alice, secure_uint<32>>(40), input<party::bob, secure_uint<32>>);
+    };
+    std::vector<std::uint32_t> xs(40);
+    std::uint32_t expected_sum = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) expected_sum += (xs[i] = static_cast<std::uint32_t>(3 * i + 1)) * 7u;
+    std::exception_ptr server_error, client_error;
+    std::uint32_t alice_sum = 0, bob_sum = 0;
+    std::size_t alice_prepared = 0, alice_left = 1;
+    bool alice_got[2] = {}, bob_got[2] = {};
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            async_session m = co_await server.async_accept(party::alice, malicious);
+            co_await m.async_prepare(circ, 2);
+            alice_prepared = m.get().prepared(circ);
+            alice_got[0] = co_await m.async_run(circ, std::int32_t(50));
+            alice_got[1] = co_await m.async_run(circ, std::int32_t(-50));
+            alice_left = m.get().prepared(circ);
+            async_session s = co_await server.async_accept(party::alice);
+            auto fn = sum_of_products();
+            alice_sum = co_await s.async_run_stream(fn, xs);
+        },
+        keep_first(server_error));
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            async_session m = co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), malicious);
+            co_await m.async_prepare(circ, 2);
+            bob_got[0] = co_await m.async_run(circ, std::int32_t(10));
+            bob_got[1] = co_await m.async_run(circ, std::int32_t(10));
+            async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port());
+            auto fn = sum_of_products();
+            bob_sum = co_await s.async_run_stream(fn, std::uint32_t(7));
+        },
+        keep_first(client_error));
+    io.run();
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    CHECK(alice_prepared == 2);
+    CHECK(alice_left == 0);
+    for (const bool* got : {alice_got, bob_got}) {
+        CHECK(got[0]);  // 50 > 10
+        CHECK_FALSE(got[1]);  // -50 > 10
+    }
+    CHECK(alice_sum == expected_sum);
+    CHECK(bob_sum == expected_sum);
+}
+
+TEST_CASE("async.a_silent_peer_is_caught_by_the_deadline_while_no_thread_waits_for_it") {
+    asio::io_context io;
+    async_runtime rt(io, 1);
+    async_listener server(rt, 0, "127.0.0.1");
+    session_options quick;
+    quick.timeout = 300ms;
+    std::string error;
+    bool set_up = false;
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            try {
+                async_session s = co_await server.async_accept(party::alice, quick);
+                set_up = true;
+            } catch (const network_error& e) {
+                error = e.what();
+            }
+        },
+        asio::detached);
+    // A peer that connects and then says nothing for a second.
+    std::thread silent([&] {
+        auto ch = net::tcp_connect("127.0.0.1", server.port());
+        std::this_thread::sleep_for(1s);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    io.run();
+    const auto took = std::chrono::steady_clock::now() - start;
+    silent.join();
+    INFO(error);
+    CHECK_FALSE(set_up);
+    CHECK(error.find("no progress within 300 ms") != std::string::npos);
+    CHECK(took < 900ms);  // the deadline, not the silent peer's going away, ended it
+}
+
+TEST_CASE("async.refuses_options_it_cannot_run_and_a_second_operation_at_once") {
+    asio::io_context io;
+    async_runtime rt(io, 1);
+    async_listener server(rt, 0, "127.0.0.1");
+    const auto circ = greater_than();
+    std::string threads_error, ipp_error, twice_error;
+    std::exception_ptr server_error, client_error;
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            async_session s = co_await server.async_accept(party::alice);
+            // Late to the run: the client's first run waits for it meanwhile.
+            asio::steady_timer late(io);
+            late.expires_after(200ms);
+            co_await late.async_wait(use_awaitable);
+            const bool r = co_await s.async_run(circ, std::int32_t(1));
+            CHECK_FALSE(r);
+        },
+        keep_first(server_error));
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            session_options two;
+            two.threads = 2;
+            try {
+                co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), two);
+            } catch (const usage_error& e) {
+                threads_error = e.what();
+            }
+            session_options ipp;
+            ipp.ipp = true;
+            try {
+                co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), ipp);
+            } catch (const usage_error& e) {
+                ipp_error = e.what();
+            }
+            auto s = std::make_shared<async_session>(
+                co_await async_connect(rt, party::bob, "127.0.0.1", server.port()));
+            std::exception_ptr first_error;
+            bool first = true, first_done = false;
+            asio::co_spawn(
+                io,
+                [&, s]() -> awaitable<void> {
+                    first = co_await s->async_run(circ, std::int32_t(2));
+                    first_done = true;
+                },
+                keep_first(first_error));
+            // The first run is under way (its task suspended, waiting for the
+            // server): a second one is refused.
+            asio::steady_timer t(io);
+            t.expires_after(20ms);
+            co_await t.async_wait(use_awaitable);
+            try {
+                co_await s->async_run(circ, std::int32_t(3));
+            } catch (const usage_error& e) {
+                twice_error = e.what();
+            }
+            while (!first_done && !first_error) {
+                t.expires_after(5ms);
+                co_await t.async_wait(use_awaitable);
+            }
+            if (first_error) std::rethrow_exception(first_error);
+            CHECK_FALSE(first);  // 1 > 2
+            server.close();
+        },
+        keep_first(client_error));
+    io.run();
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    CHECK(threads_error.find("session_options::threads is 2") != std::string::npos);
+    CHECK(ipp_error.find("session_options::ipp") != std::string::npos);
+    CHECK(twice_error.find("an operation is still running") != std::string::npos);
+}
+
+}  // namespace async_tests
