@@ -108,6 +108,51 @@ TEST_CASE("async.one_io_thread_and_two_workers_serve_many_peers_each_run_equal_t
     CHECK(threads_most <= threads_before + 3);
 }
 
+TEST_CASE("async.sealed_sessions_run_on_after_their_links_are_trimmed_between_runs") {
+    // Each operation ends by trimming the session's link (net::channel::trim):
+    // the sealed channel's buffers and the socket's go, and come back for the
+    // next run.
+    asio::io_context io;
+    async_runtime rt(io, 2);
+    async_listener server(rt, 0, "127.0.0.1");
+    const auto circ = greater_than();
+    session_options sealed;
+    sealed.encrypt_links = net::link_credentials::pre_shared(net::pre_shared_key::generate());
+    constexpr int peers = 3, runs = 4;
+    std::exception_ptr server_error, client_error;
+    asio::co_spawn(io,
+                   server.serve(
+                       party::alice, sealed,
+                       [&](async_session s) -> awaitable<void> {
+                           for (int r = 0; r < runs; ++r) {
+                               const bool v = co_await s.async_run(circ, std::int32_t(100));
+                               (void)v;
+                           }
+                       },
+                       keep_first(server_error)),
+                   asio::detached);
+    std::vector<std::vector<int>> got(peers);
+    int clients_done = 0;
+    for (int k = 0; k < peers; ++k)
+        asio::co_spawn(
+            io,
+            [&, k]() -> awaitable<void> {
+                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), sealed);
+                CHECK(s.get().channel().name().find("Noise") != std::string::npos);
+                for (int r = 0; r < runs; ++r)
+                    got[k].push_back(co_await s.async_run(circ, std::int32_t(40 * r + k)) ? 1 : 0);
+                if (++clients_done == peers) server.close();
+            },
+            keep_first(client_error));
+    io.run();
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    for (int k = 0; k < peers; ++k) {
+        REQUIRE(got[k].size() == runs);
+        for (int r = 0; r < runs; ++r) CHECK(got[k][r] == (100 > 40 * r + k ? 1 : 0));
+    }
+}
+
 TEST_CASE("async.a_full_listener_refuses_a_peer_with_an_error_that_says_so") {
     asio::io_context io;
     async_runtime rt(io, 1);

@@ -46,10 +46,7 @@ public:
     /// Bytes buffered before a send goes out; larger sends bypass the buffer.
     static constexpr std::size_t buffer_bytes = std::size_t{1} << 16;
 
-    explicit channel(std::string name)
-        : name_(std::move(name)),
-          send_buf_(std::make_unique<std::byte[]>(buffer_bytes)),
-          recv_buf_(std::make_unique<std::byte[]>(buffer_bytes)) {}
+    explicit channel(std::string name) : name_(std::move(name)) {}
     channel(const channel&) = delete;
     channel& operator=(const channel&) = delete;
     virtual ~channel() = default;
@@ -59,6 +56,8 @@ public:
         if (n == 0) return;  // (data may be null)
         const auto* p = static_cast<const std::byte*>(data);
         sent_ += n;
+        if (!send_buf_) [[unlikely]]
+            send_buf_ = std::make_unique_for_overwrite<std::byte[]>(buffer_bytes);
         if (n <= buffer_bytes - send_len_) {
             std::memcpy(send_buf_.get() + send_len_, p, n);
             send_len_ += n;
@@ -99,7 +98,7 @@ public:
             recv_pos_ += n;
             return;
         }
-        std::memcpy(p, recv_buf_.get() + recv_pos_, have);
+        if (have > 0) std::memcpy(p, recv_buf_.get() + recv_pos_, have);
         p += have;
         n -= have;
         recv_pos_ = recv_end_ = 0;
@@ -107,6 +106,8 @@ public:
             for (std::size_t got = 0; got < n;) got += read_some(p + got, n - got, n - got);
             return;
         }
+        if (!recv_buf_) [[unlikely]]
+            recv_buf_ = std::make_unique_for_overwrite<std::byte[]>(buffer_bytes);
         recv_end_ = read_some(recv_buf_.get(), n, buffer_bytes);
         std::memcpy(p, recv_buf_.get(), n);
         recv_pos_ = n;
@@ -142,6 +143,21 @@ public:
     /// session_options::pipeline_streams). A transport that cannot tell says no.
     virtual bool peer_on_this_host() const noexcept { return false; }
 
+    /// Frees the channel's buffers — and those of the layers beneath it —
+    /// when they hold nothing (nothing queued to send, nothing read ahead);
+    /// the next call that needs one allocates it again. For a session that
+    /// waits long between runs: an asynchronous session trims its links
+    /// after each operation (tandem/async.hpp), so that an idle one holds
+    /// ~30 KiB rather than its 128 KiB of buffers, or 700 KiB sealed. Returns
+    /// whether the buffers were free to go.
+    virtual bool trim() noexcept {
+        if (send_len_ != 0 || recv_pos_ != recv_end_) return false;
+        send_buf_.reset();
+        recv_buf_.reset();
+        recv_pos_ = recv_end_ = 0;
+        return true;
+    }
+
     /// Drops the link without flushing: the peer's pending and later calls
     /// fail with network_error, as do this end's.
     virtual void close() noexcept = 0;
@@ -172,7 +188,7 @@ protected:
     /// over after plain recv() calls: the bytes recv() read ahead come first.
     std::size_t read_through(std::byte* p, std::size_t min, std::size_t max) {
         const std::size_t have = std::min(max, recv_end_ - recv_pos_);
-        std::memcpy(p, recv_buf_.get() + recv_pos_, have);
+        if (have > 0) std::memcpy(p, recv_buf_.get() + recv_pos_, have);
         recv_pos_ += have;
         return have >= min ? have : have + read_some(p + have, min - have, max - have);
     }
@@ -192,7 +208,7 @@ protected:
 
 private:
     std::string name_;
-    std::unique_ptr<std::byte[]> send_buf_;
+    std::unique_ptr<std::byte[]> send_buf_;  // each allocated when first needed (trim)
     std::unique_ptr<std::byte[]> recv_buf_;
     std::size_t send_len_ = 0;
     std::size_t recv_pos_ = 0;

@@ -49,12 +49,18 @@ public:
 
     secure_channel(std::unique_ptr<channel> inner, noise::cipher_state sender, noise::cipher_state receiver,
                    std::string name)
-        : channel(std::move(name)), inner_(std::move(inner)), send_(std::move(sender)), recv_(std::move(receiver)),
-          out_(std::make_unique<std::uint8_t[]>(batch_records * (2 + max_record))),
-          in_(std::make_unique<std::uint8_t[]>(in_capacity)),
-          plain_(std::make_unique<std::uint8_t[]>(max_payload)) {}
+        : channel(std::move(name)), inner_(std::move(inner)), send_(std::move(sender)), recv_(std::move(receiver)) {}
 
     void close() noexcept override { inner_->close(); }
+    bool trim() noexcept override {
+        // Records read ahead (in_) or a record's unread rest (plain_) stay.
+        if (in_pos_ != in_end_ || plain_pos_ != plain_end_ || !channel::trim()) return false;
+        out_.reset();
+        in_.reset();
+        plain_.reset();
+        in_pos_ = in_end_ = plain_pos_ = plain_end_ = 0;
+        return inner_->trim();
+    }
     void interrupt() noexcept override { inner_->interrupt(); }
     bool peer_on_this_host() const noexcept override { return inner_->peer_on_this_host(); }
 
@@ -63,6 +69,7 @@ protected:
         check_usable(op);
         inner_->set_timeout(timeout());
         const auto* p = reinterpret_cast<const std::uint8_t*>(data);
+        if (!out_) out_ = std::make_unique_for_overwrite<std::uint8_t[]>(batch_records * (2 + max_record));
         while (n > 0) {
             std::size_t len = 0;
             for (std::size_t r = 0; r < batch_records && n > 0; ++r) {
@@ -92,6 +99,7 @@ protected:
             fill(2 + sealed);
             const std::size_t k = sealed - noise::tag_bytes;
             // Straight into the caller's memory when the record fits there.
+            if (max - got < k && !plain_) plain_ = std::make_unique_for_overwrite<std::uint8_t[]>(max_payload);
             std::uint8_t* to = max - got >= k ? p + got : plain_.get();
             if (!recv_.decrypt(nullptr, 0, in_.get() + in_pos_ + 2, sealed, to)) fail_record();
             in_pos_ += 2 + sealed;
@@ -144,6 +152,7 @@ private:
     // At least `need` bytes of records from in_pos_ on, reading more as the
     // transport has them.
     void fill(std::size_t need) {
+        if (!in_) in_ = std::make_unique_for_overwrite<std::uint8_t[]>(in_capacity);
         const std::size_t have = in_end_ - in_pos_;
         if (have >= need) return;
         if (in_pos_ + need > in_capacity) {

@@ -157,7 +157,12 @@ inline std::unique_ptr<net::detail::tcp_socket> async_socket(async_runtime& rt) 
 inline asio::awaitable<async_session> async_set_up(async_runtime& rt, party me,
                                                    std::unique_ptr<net::channel> ch,
                                                    const session_options& options, std::shared_ptr<void> slot) {
-    session s = co_await rt.run([&] { return session(me, std::move(ch), options); });
+    const auto set_up = [&] {
+        session made(me, std::move(ch), options);
+        made.channel().trim();  // until its first run (net::channel::trim)
+        return made;
+    };
+    session s = co_await rt.run(set_up);
     co_return async_session(rt, std::move(s), std::move(slot));
 }
 
@@ -165,7 +170,8 @@ inline asio::awaitable<async_session> async_set_up(async_runtime& rt, party me,
 inline asio::awaitable<void> serve_peer(async_runtime& rt, party me, session_options options,
                                         std::unique_ptr<net::tcp_channel> ch, std::shared_ptr<void> slot,
                                         std::function<asio::awaitable<void>(async_session)> body) {
-    co_await body(co_await async_set_up(rt, me, std::move(ch), options, std::move(slot)));
+    async_session s = co_await async_set_up(rt, me, std::move(ch), options, std::move(slot));
+    co_await body(std::move(s));
 }
 
 }  // namespace detail
