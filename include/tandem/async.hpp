@@ -164,16 +164,16 @@ private:
             throw usage_error("async_session: an operation is still running on this session; await it before "
                               "starting the next (a session runs one operation at a time)");
         const operation_guard guard{*busy_};
-        // Then the link's buffers go until the next operation (net::channel::trim).
+        // Then the buffers of a run go until the next operation (session::trim).
         // (Made before the co_await: GCC 12 destroys a temporary of a co_await's
         // full-expression twice.)
         std::function<R()> body = [s = s_.get(), f = std::move(f)]() -> R {
             if constexpr (std::is_void_v<R>) {
                 f();
-                s->channel().trim();
+                s->trim();
             } else {
                 R r = f();
-                s->channel().trim();
+                s->trim();
                 return r;
             }
         };

@@ -139,6 +139,13 @@ public:
     const run_stats& last_run() const noexcept;
     /// The main connection (link 0).
     net::channel& channel() noexcept;
+    /// Frees what the session holds only while it runs — its links'
+    /// buffers, OT extension's and the tables' chunk buffers, ~300 KiB with
+    /// sealed links — until the next run allocates them again (a few µs).
+    /// For a session that waits long between runs; an asynchronous session
+    /// (tandem/async.hpp) does it after each operation. What stays is the
+    /// OT set-up (~50 KiB) and the sockets.
+    void trim() noexcept;
     /// Workers per party (session_options::threads).
     std::uint32_t threads() const noexcept;
     /// Whether runs use inter-party parallelization (session_options::ipp).

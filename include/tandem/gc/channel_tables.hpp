@@ -39,8 +39,16 @@ class channel_source {
 public:
     static constexpr std::size_t chunk_blocks = 4096;  // 64 KiB: one channel buffer
 
-    channel_source(net::channel& ch, std::uint64_t total)
-        : ch_(ch), buf_(std::make_unique<block[]>(chunk_blocks)), left_(total) {}
+    channel_source(net::channel& ch, std::uint64_t total) : ch_(ch), left_(total) {}
+
+    /// Frees the chunk buffer when it holds no table (an idle session's
+    /// memory, session::trim); the next read allocates it again.
+    void trim() noexcept {
+        if (pos_ == end_) {
+            buf_.reset();
+            pos_ = end_ = 0;
+        }
+    }
 
     /// Allows `more` blocks beyond those announced so far. With IPP tables
     /// come in segments between boundaries (session/ipp.hpp): the source is
@@ -60,6 +68,7 @@ private:
         if (n - have > left_)
             throw protocol_error("garbled tables: the circuit needs more tables than the garbler announced");
         if (n > chunk_blocks) tandem::detail::internal_error("table batch larger than a chunk");
+        if (!buf_) buf_ = std::make_unique_for_overwrite<block[]>(chunk_blocks);  // (have is 0 then)
         std::memmove(static_cast<void*>(buf_.get()), buf_.get() + pos_, have * sizeof(block));
         const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_blocks - have, left_));
         ch_.recv(buf_.get() + have, want * sizeof(block));

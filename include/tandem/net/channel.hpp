@@ -146,10 +146,9 @@ public:
     /// Frees the channel's buffers — and those of the layers beneath it —
     /// when they hold nothing (nothing queued to send, nothing read ahead);
     /// the next call that needs one allocates it again. For a session that
-    /// waits long between runs: an asynchronous session trims its links
-    /// after each operation (tandem/async.hpp), so that an idle one holds
-    /// ~30 KiB rather than its 128 KiB of buffers, or 700 KiB sealed. Returns
-    /// whether the buffers were free to go.
+    /// waits long between runs (session::trim, which an asynchronous session
+    /// calls after each operation): 128 KiB of buffers, ~700 KiB sealed.
+    /// Returns whether the buffers were free to go.
     virtual bool trim() noexcept {
         if (send_len_ != 0 || recv_pos_ != recv_end_) return false;
         send_buf_.reset();

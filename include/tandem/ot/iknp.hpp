@@ -81,6 +81,14 @@ struct iknp_buffers {
         tandem::detail::wipe_all(column);
         tandem::detail::wipe_all(bits);
     }
+    /// Wipes and frees them (ensure() makes them again).
+    void release() noexcept {
+        wipe();
+        std::vector<block>().swap(matrix);
+        std::vector<block>().swap(column);
+        std::vector<block>().swap(bits);
+        std::vector<block>().swap(counters);
+    }
 };
 
 /// The counter blocks c, c + 1, …, c + n − 1 of a chunk, written once and
@@ -221,6 +229,10 @@ public:
 
     block delta() const noexcept { return delta_; }
 
+    /// Frees the 140 KiB of chunk buffers until the next extend (an idle
+    /// session's memory, session::trim).
+    void trim() noexcept { buf_.release(); }
+
     /// q.size() new COTs: q[i] such that the receiver's t_i = q[i] ⊕ r_i·Δ.
     /// The receiver calls extend with the same number of choices.
     void extend(net::channel& ch, std::span<block> q) {
@@ -283,6 +295,9 @@ public:
         tandem::detail::wipe_all(keys1_);
         buf_.wipe();
     }
+
+    /// Frees the chunk buffers until the next extend (see cot_sender::trim).
+    void trim() noexcept { buf_.release(); }
 
     /// choices.size() new COTs with choice bits choices[i] ∈ {0, 1}; t.size()
     /// must equal choices.size(). Flushes the channel before returning.

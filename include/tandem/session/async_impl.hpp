@@ -159,7 +159,7 @@ inline asio::awaitable<async_session> async_set_up(async_runtime& rt, party me,
                                                    const session_options& options, std::shared_ptr<void> slot) {
     const auto set_up = [&] {
         session made(me, std::move(ch), options);
-        made.channel().trim();  // until its first run (net::channel::trim)
+        made.trim();  // until its first run
         return made;
     };
     session s = co_await rt.run(set_up);

@@ -158,6 +158,11 @@ public:
 
     bool garbler() const noexcept { return p_.me == party::alice; }
     net::channel& main_link() const noexcept { return *p_.links[0]; }
+
+    /// Frees the table sources' buffers between runs (session::trim).
+    void trim() noexcept {
+        for (auto& s : sources_) s->trim();
+    }
     /// The tweak index of the next AND garbled under this Δ.
     std::uint64_t first_and() const noexcept { return first_and_; }
 

@@ -85,6 +85,10 @@ public:
     /// knows (OT time, IPP transfers, malicious phases) into r; the session
     /// has set its time and bytes.
     virtual void report(run_stats& r) const = 0;
+
+    /// Frees what the protocol holds between runs only (session::trim): it
+    /// is made again by the next run.
+    virtual void trim() noexcept {}
 };
 
 /// What the protocol's set-up takes from the session.

@@ -96,6 +96,13 @@ TANDEM_INLINE party session::me() const noexcept { return s_->me; }
 TANDEM_INLINE double session::setup_seconds() const noexcept { return s_->setup_seconds; }
 TANDEM_INLINE const run_stats& session::last_run() const noexcept { return s_->last; }
 TANDEM_INLINE net::channel& session::channel() noexcept { return *s_->ch; }
+
+TANDEM_INLINE void session::trim() noexcept {
+    if (!s_) return;
+    if (s_->proto) s_->proto->trim();
+    for (net::channel* l : s_->links) l->trim();
+    for (net::channel* l : s_->bob_links) l->trim();
+}
 TANDEM_INLINE std::uint32_t session::threads() const noexcept { return s_->threads; }
 TANDEM_INLINE bool session::ipp() const noexcept { return s_->ipp; }
 

@@ -166,6 +166,12 @@ public:
         r.transfer_seconds = engine_->transfer_seconds[0] + engine_->transfer_seconds[1];
     }
 
+    void trim() noexcept override {
+        if (sender_) sender_->trim();
+        if (receiver_) receiver_->trim();
+        if (engine_) engine_->trim();
+    }
+
 private:
     engine& the_engine() {
         if (!engine_) internal_error("session: Yao's protocol was not started");
