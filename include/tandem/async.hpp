@@ -197,13 +197,18 @@ asio::awaitable<async_session> async_connect(async_runtime& rt, party me, std::s
 /// can try again — and refused() counts it.
 class async_listener {
 public:
-    /// Default limit on open sessions: a session between runs holds ~140 KiB.
+    /// Default limit on open sessions: a session between runs holds ~44 KiB.
     static constexpr std::size_t default_max_sessions = 1024;
+    /// Default limit on set-ups at once in serve(): one in flight holds its
+    /// suspended task's stack and its links' buffers (~250 KiB).
+    static constexpr std::size_t default_max_set_ups = 256;
 
     /// Listens on `address` (IPv4 or IPv6; usage_error otherwise); port 0
-    /// picks a free port (see port()).
+    /// picks a free port (see port()). serve() sets up at most
+    /// `max_set_ups` peers at once; the next wait in the kernel's queue.
     async_listener(async_runtime& rt, std::uint16_t port, const std::string& address = "0.0.0.0",
-                   std::size_t max_sessions = default_max_sessions);
+                   std::size_t max_sessions = default_max_sessions,
+                   std::size_t max_set_ups = default_max_set_ups);
     async_listener(const async_listener&) = delete;
     async_listener& operator=(const async_listener&) = delete;
     ~async_listener();

@@ -166,11 +166,22 @@ inline asio::awaitable<async_session> async_set_up(async_runtime& rt, party me,
     co_return async_session(rt, std::move(s), std::move(slot));
 }
 
+/// Counts one set-up in flight (async_listener::serve) while alive.
+struct set_up_in_flight {
+    std::shared_ptr<std::atomic<std::size_t>> count;
+    explicit set_up_in_flight(std::shared_ptr<std::atomic<std::size_t>> c) : count(std::move(c)) { ++*count; }
+    set_up_in_flight(const set_up_in_flight&) = delete;
+    set_up_in_flight& operator=(const set_up_in_flight&) = delete;
+    ~set_up_in_flight() { --*count; }
+};
+
 /// One peer of async_listener::serve: its set-up, then the user's coroutine.
 inline asio::awaitable<void> serve_peer(async_runtime& rt, party me, session_options options,
                                         std::unique_ptr<net::tcp_channel> ch, std::shared_ptr<void> slot,
+                                        std::unique_ptr<set_up_in_flight> in_flight,
                                         std::function<asio::awaitable<void>(async_session)> body) {
     async_session s = co_await async_set_up(rt, me, std::move(ch), options, std::move(slot));
+    in_flight.reset();
     co_await body(std::move(s));
 }
 
@@ -221,13 +232,16 @@ TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, pa
 }
 
 struct async_listener::impl {
-    impl(async_runtime& r, std::size_t max) : rt(r), acceptor(r.io()), max_sessions(max) {}
+    impl(async_runtime& r, std::size_t max, std::size_t set_ups)
+        : rt(r), acceptor(r.io()), max_sessions(max), max_set_ups(set_ups) {}
 
     async_runtime& rt;
     asio::ip::tcp::acceptor acceptor;
     std::size_t max_sessions;
     std::shared_ptr<std::atomic<std::size_t>> open = std::make_shared<std::atomic<std::size_t>>(0);
     std::atomic<std::uint64_t> refused{0};
+    std::size_t max_set_ups;
+    std::shared_ptr<std::atomic<std::size_t>> setting_up = std::make_shared<std::atomic<std::size_t>>(0);
 
     /// The next connection this listener does not refuse, and its slot
     /// among the open sessions (held by the session; freed when it goes).
@@ -259,9 +273,10 @@ struct async_listener::impl {
 };
 
 TANDEM_INLINE async_listener::async_listener(async_runtime& rt, std::uint16_t port, const std::string& address,
-                                             std::size_t max_sessions)
-    : impl_(std::make_shared<impl>(rt, max_sessions)) {
+                                             std::size_t max_sessions, std::size_t max_set_ups)
+    : impl_(std::make_shared<impl>(rt, max_sessions, max_set_ups)) {
     if (max_sessions == 0) throw usage_error("async_listener: max_sessions must be at least 1");
+    if (max_set_ups == 0) throw usage_error("async_listener: max_set_ups must be at least 1");
     asio::error_code ec;
     const asio::ip::address ip = asio::ip::make_address(address, ec);
     if (ec) throw usage_error("async_listener: '" + address + "' is not an IP address (IPv4 or IPv6)");
@@ -309,7 +324,16 @@ TANDEM_INLINE asio::awaitable<void> async_listener::serve(
     std::function<void(std::exception_ptr)> on_error) {
     detail::check_async_options(options, "async_listener::serve");
     const std::shared_ptr<impl> keep = impl_;
+    asio::steady_timer pause(keep->rt.io());
     for (;;) {
+        // At most max_set_ups set-ups at once: past that, peers wait in the
+        // kernel's queue of connections, not as half-set-up sessions that
+        // each hold a suspended task's stack and buffers (a flood of clients
+        // then costs the server bounded memory; the cores are busy anyway).
+        while (keep->setting_up->load() >= keep->max_set_ups && keep->acceptor.is_open()) {
+            pause.expires_after(std::chrono::milliseconds(1));
+            co_await pause.async_wait(asio::use_awaitable);
+        }
         std::pair<std::unique_ptr<net::tcp_channel>, std::shared_ptr<void>> next;
         try {
             next = co_await keep->next();
@@ -318,7 +342,8 @@ TANDEM_INLINE asio::awaitable<void> async_listener::serve(
             throw;
         }
         asio::co_spawn(keep->rt.io(),
-                       detail::serve_peer(keep->rt, me, options, std::move(next.first), std::move(next.second), per_session),
+                       detail::serve_peer(keep->rt, me, options, std::move(next.first), std::move(next.second),
+                                          std::make_unique<detail::set_up_in_flight>(keep->setting_up), per_session),
                        [on_error](std::exception_ptr e) {
                            if (e && on_error) on_error(e);
                        });
