@@ -199,6 +199,10 @@ bool serve(const std::string& self, int n, int threads, double seconds) {
                 if (waitpid(client, &status, WNOHANG) == client) {
                     client_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
                     server.close();
+                    // Sessions still held for phase 1 (a client failed before
+                    // all N were open) go on, and fail: nothing waits for ever.
+                    releasing = true;
+                    release.cancel();
                     co_return;
                 }
                 tick.expires_after(5ms);
