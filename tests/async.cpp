@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -55,51 +56,76 @@ auto keep_first(std::exception_ptr& into) {
     };
 }
 
-TEST_CASE("async.one_io_thread_and_two_workers_serve_many_peers_each_run_equal_to_plaintext") {
-    asio::io_context io;
-    async_runtime rt(io, 2);
-    async_listener server(rt, 0, "127.0.0.1", 64);
-    const auto circ = greater_than();
-    constexpr int peers = 24, runs = 3;
-    constexpr std::int32_t server_value = 1000;
-    std::atomic<int> served{0};
+/// What serve_peers saw: got[k][r] is 1 if the server's value was the
+/// greater in client k's run r.
+struct served_peers {
+    std::vector<std::vector<int>> got;
+    int served = 0;
     std::exception_ptr server_error, client_error;
-    const int threads_before = process_threads();
-    int threads_most = threads_before;
+};
+
+/// `peers` clients connect to `server` at once (both sides with `options`)
+/// and each runs greater_than `runs` times, the server with `server_value`,
+/// client k in run r with client_value(k, r); `on_connect` sees each
+/// client's session, `before_run` is called before each client run. Runs
+/// `io` until the last client is done (then the server closes).
+served_peers serve_peers(asio::io_context& io, async_runtime& rt, async_listener& server,
+                         const session_options& options, int peers, int runs, std::int32_t server_value,
+                         const std::function<std::int32_t(int, int)>& client_value,
+                         const std::function<void(async_session&)>& on_connect = {},
+                         const std::function<void()>& before_run = {}) {
+    const auto circ = greater_than();
+    served_peers out;
+    out.got.resize(static_cast<std::size_t>(peers));
     asio::co_spawn(io,
                    server.serve(
-                       party::alice, {},
+                       party::alice, options,
                        [&](async_session s) -> awaitable<void> {
                            for (int r = 0; r < runs; ++r) {
                                const bool v = co_await s.async_run(circ, server_value);
                                (void)v;
                            }
-                           ++served;
+                           ++out.served;
                        },
-                       keep_first(server_error)),
+                       keep_first(out.server_error)),
                    asio::detached);
-    std::vector<std::vector<int>> got(peers);
     int clients_done = 0;
-    for (int k = 0; k < peers; ++k) {
+    for (int k = 0; k < peers; ++k)
         asio::co_spawn(
             io,
             [&, k]() -> awaitable<void> {
-                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port());
+                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), options);
+                if (on_connect) on_connect(s);
                 for (int r = 0; r < runs; ++r) {
-                    threads_most = std::max(threads_most, process_threads());
-                    got[k].push_back(co_await s.async_run(circ, std::int32_t(k * 100 + r * 30)) ? 1 : 0);
+                    if (before_run) before_run();
+                    out.got[static_cast<std::size_t>(k)].push_back(
+                        co_await s.async_run(circ, client_value(k, r)) ? 1 : 0);
                 }
                 if (++clients_done == peers) server.close();
             },
-            keep_first(client_error));
-    }
-    io.run();  // this thread is the io_context's only one
-    if (server_error) FAIL("server: " << message_of(server_error));
-    if (client_error) FAIL("client: " << message_of(client_error));
-    CHECK(served == peers);
+            keep_first(out.client_error));
+    io.run();
+    return out;
+}
+
+TEST_CASE("async.one_io_thread_and_two_workers_serve_many_peers_each_run_equal_to_plaintext") {
+    asio::io_context io;
+    async_runtime rt(io, 2);
+    async_listener server(rt, 0, "127.0.0.1", 64);
+    constexpr int peers = 24, runs = 3;
+    constexpr std::int32_t server_value = 1000;
+    const int threads_before = process_threads();
+    int threads_most = threads_before;
+    // This thread is the io_context's only one.
+    const served_peers p = serve_peers(
+        io, rt, server, {}, peers, runs, server_value, [](int k, int r) { return std::int32_t(k * 100 + r * 30); },
+        {}, [&] { threads_most = std::max(threads_most, process_threads()); });
+    if (p.server_error) FAIL("server: " << message_of(p.server_error));
+    if (p.client_error) FAIL("client: " << message_of(p.client_error));
+    CHECK(p.served == peers);
     for (int k = 0; k < peers; ++k) {
-        REQUIRE(got[k].size() == runs);
-        for (int r = 0; r < runs; ++r) CHECK(got[k][r] == (server_value > k * 100 + r * 30 ? 1 : 0));
+        REQUIRE(p.got[k].size() == runs);
+        for (int r = 0; r < runs; ++r) CHECK(p.got[k][r] == (server_value > k * 100 + r * 30 ? 1 : 0));
     }
     CHECK(server.open_sessions() == 0);
     // 48 sessions in flight on this thread and the arena's two workers: no
@@ -109,47 +135,23 @@ TEST_CASE("async.one_io_thread_and_two_workers_serve_many_peers_each_run_equal_t
 }
 
 TEST_CASE("async.sealed_sessions_run_on_after_their_links_are_trimmed_between_runs") {
-    // Each operation ends by trimming the session's link (net::channel::trim):
-    // the sealed channel's buffers and the socket's go, and come back for the
+    // Each operation ends by trimming the session (session::trim): the
+    // sealed channel's buffers and the socket's go, and come back for the
     // next run.
     asio::io_context io;
     async_runtime rt(io, 2);
     async_listener server(rt, 0, "127.0.0.1");
-    const auto circ = greater_than();
     session_options sealed;
     sealed.encrypt_links = net::link_credentials::pre_shared(net::pre_shared_key::generate());
     constexpr int peers = 3, runs = 4;
-    std::exception_ptr server_error, client_error;
-    asio::co_spawn(io,
-                   server.serve(
-                       party::alice, sealed,
-                       [&](async_session s) -> awaitable<void> {
-                           for (int r = 0; r < runs; ++r) {
-                               const bool v = co_await s.async_run(circ, std::int32_t(100));
-                               (void)v;
-                           }
-                       },
-                       keep_first(server_error)),
-                   asio::detached);
-    std::vector<std::vector<int>> got(peers);
-    int clients_done = 0;
-    for (int k = 0; k < peers; ++k)
-        asio::co_spawn(
-            io,
-            [&, k]() -> awaitable<void> {
-                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), sealed);
-                CHECK(s.get().channel().name().find("Noise") != std::string::npos);
-                for (int r = 0; r < runs; ++r)
-                    got[k].push_back(co_await s.async_run(circ, std::int32_t(40 * r + k)) ? 1 : 0);
-                if (++clients_done == peers) server.close();
-            },
-            keep_first(client_error));
-    io.run();
-    if (server_error) FAIL("server: " << message_of(server_error));
-    if (client_error) FAIL("client: " << message_of(client_error));
+    const served_peers p = serve_peers(
+        io, rt, server, sealed, peers, runs, 100, [](int k, int r) { return std::int32_t(40 * r + k); },
+        [](async_session& s) { CHECK(s.get().channel().name().find("Noise") != std::string::npos); });
+    if (p.server_error) FAIL("server: " << message_of(p.server_error));
+    if (p.client_error) FAIL("client: " << message_of(p.client_error));
     for (int k = 0; k < peers; ++k) {
-        REQUIRE(got[k].size() == runs);
-        for (int r = 0; r < runs; ++r) CHECK(got[k][r] == (100 > 40 * r + k ? 1 : 0));
+        REQUIRE(p.got[k].size() == runs);
+        for (int r = 0; r < runs; ++r) CHECK(p.got[k][r] == (100 > 40 * r + k ? 1 : 0));
     }
 }
 

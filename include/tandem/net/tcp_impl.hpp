@@ -171,33 +171,14 @@ TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
 
 TANDEM_INLINE tcp_listener::tcp_listener(std::uint16_t port, const std::string& address)
     : a_(std::make_unique<detail::tcp_acceptor>()) {
-    asio::error_code ec;
-    const asio::ip::address ip = asio::ip::make_address(address, ec);
-    if (ec) throw usage_error("tcp_listener: '" + address + "' is not an IP address (IPv4 or IPv6)");
-    const asio::ip::tcp::endpoint at(ip, port);
-    asio::ip::tcp::acceptor& a = a_->acceptor;
-    a.open(at.protocol(), ec);
-    if (!ec) {
-        detail::close_on_exec(a.native_handle());
-        a.set_option(asio::socket_base::reuse_address(true), ec);
-    }
-    if (!ec) a.bind(at, ec);
-    if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec)
-        throw network_error("cannot listen on " + detail::endpoint_name(at) + ": " + ec.message() +
-                            " (is another program using the port?)");
+    detail::listen_on(a_->acceptor, port, address, "tcp_listener");
 }
 
 TANDEM_INLINE tcp_listener::tcp_listener(tcp_listener&&) noexcept = default;
 TANDEM_INLINE tcp_listener& tcp_listener::operator=(tcp_listener&&) noexcept = default;
 TANDEM_INLINE tcp_listener::~tcp_listener() = default;
 
-TANDEM_INLINE std::uint16_t tcp_listener::port() const {
-    asio::error_code ec;
-    const asio::ip::tcp::endpoint at = a_->acceptor.local_endpoint(ec);
-    if (ec) throw network_error("tcp_listener: cannot read the local port: " + ec.message());
-    return at.port();
-}
+TANDEM_INLINE std::uint16_t tcp_listener::port() const { return detail::listening_port(a_->acceptor, "tcp_listener"); }
 
 TANDEM_INLINE std::unique_ptr<tcp_channel> tcp_listener::accept(std::chrono::milliseconds timeout) {
     const clock::time_point deadline = clock::now() + timeout;
@@ -218,9 +199,7 @@ TANDEM_INLINE std::unique_ptr<tcp_channel> tcp_listener::accept(std::chrono::mil
         // (The socket is registered with its own io_context, on which the
         // channel's waits run, not with the acceptor's.)
         if (!*r) return std::make_unique<tcp_channel>(std::move(s), "tcp from " + detail::endpoint_name(peer));
-        // Gone before we took it, or a signal: wait for the next one.
-        if (*r != asio::error::connection_aborted && *r != asio::error::interrupted &&
-            *r != asio::error::would_block && *r != asio::error::try_again)
+        if (!detail::accept_again(*r))
             throw network_error("accept on port " + std::to_string(port()) + ": " + r->message());
     }
 }
@@ -234,7 +213,7 @@ TANDEM_INLINE std::unique_ptr<tcp_channel> tcp_connect(const std::string& host, 
     asio::ip::tcp::resolver resolver(lookup);
     const auto endpoints =
         resolver.resolve(host, std::to_string(port), asio::ip::resolver_base::numeric_service, ec);
-    if (ec) throw network_error("connect to " + target + ": cannot resolve '" + host + "': " + ec.message());
+    if (ec) throw detail::cannot_resolve(target, host, ec);
     std::string last = "no attempt";
     while (clock::now() < deadline) {
         for (const auto& entry : endpoints) {
@@ -256,8 +235,7 @@ TANDEM_INLINE std::unique_ptr<tcp_channel> tcp_connect(const std::string& host, 
         // Not listening yet: try again shortly.
         std::this_thread::sleep_for(std::min<clock::duration>(std::chrono::milliseconds(20), deadline - clock::now()));
     }
-    throw network_error("connect to " + target + ": no connection within " + std::to_string(timeout.count()) +
-                        " ms (last attempt: " + last + "); is the other party running and listening there?");
+    throw detail::no_connection(target, timeout, last);
 }
 
 }  // namespace tandem::net

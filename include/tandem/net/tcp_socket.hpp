@@ -14,6 +14,8 @@
 
 #include <fcntl.h>
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -60,6 +62,51 @@ inline void close_on_exec(int fd) noexcept {
 /// "address:port", for messages.
 inline std::string endpoint_name(const asio::ip::tcp::endpoint& e) {
     return e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+/// Makes `a` listen on address:port (port 0: a free one) — tcp_listener's and
+/// async_listener's acceptors alike; `who` names the caller in errors.
+inline void listen_on(asio::ip::tcp::acceptor& a, std::uint16_t port, const std::string& address, const char* who) {
+    asio::error_code ec;
+    const asio::ip::address ip = asio::ip::make_address(address, ec);
+    if (ec) throw usage_error(std::string(who) + ": '" + address + "' is not an IP address (IPv4 or IPv6)");
+    const asio::ip::tcp::endpoint at(ip, port);
+    a.open(at.protocol(), ec);
+    if (!ec) {
+        close_on_exec(a.native_handle());
+        a.set_option(asio::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) a.bind(at, ec);
+    if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+        throw network_error("cannot listen on " + endpoint_name(at) + ": " + ec.message() +
+                            " (is another program using the port?)");
+}
+
+/// The port `a` listens on.
+inline std::uint16_t listening_port(const asio::ip::tcp::acceptor& a, const char* who) {
+    asio::error_code ec;
+    const asio::ip::tcp::endpoint at = a.local_endpoint(ec);
+    if (ec) throw network_error(std::string(who) + ": cannot read the local port: " + ec.message());
+    return at.port();
+}
+
+/// Whether an accept that failed with `ec` should wait for the next peer:
+/// the peer went before it was taken, or a signal. Anything else (no
+/// descriptors left, …) is an error to report, not to retry at once.
+inline bool accept_again(const asio::error_code& ec) noexcept {
+    return ec == asio::error::connection_aborted || ec == asio::error::interrupted ||
+           ec == asio::error::would_block || ec == asio::error::try_again;
+}
+
+/// The errors of a connection that could not be made (tcp_connect, async_connect).
+inline network_error cannot_resolve(const std::string& target, const std::string& host, const asio::error_code& ec) {
+    return network_error("connect to " + target + ": cannot resolve '" + host + "': " + ec.message());
+}
+inline network_error no_connection(const std::string& target, std::chrono::milliseconds timeout,
+                                   const std::string& last) {
+    return network_error("connect to " + target + ": no connection within " + std::to_string(timeout.count()) +
+                         " ms (last attempt: " + last + "); is the other party running and listening there?");
 }
 
 }  // namespace tandem::net::detail

@@ -198,7 +198,7 @@ TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, pa
     const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port),
                                                            asio::ip::resolver_base::numeric_service,
                                                            asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) throw network_error("connect to " + target + ": cannot resolve '" + host + "': " + ec.message());
+    if (ec) throw net::detail::cannot_resolve(target, host, ec);
     std::string last = "no attempt";
     asio::steady_timer timer(rt.io());
     while (net::clock::now() < deadline) {
@@ -215,7 +215,6 @@ TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, pa
                 break;
             }
             if (!connected) {
-                net::detail::close_on_exec(s->socket.native_handle());
                 auto ch = std::make_unique<net::tcp_channel>(std::move(s), "tcp to " + target);
                 co_return co_await detail::async_set_up(rt, me, std::move(ch), options, {});
             }
@@ -226,9 +225,7 @@ TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, pa
         timer.expires_after(std::clamp<net::clock::duration>(left, {}, std::chrono::milliseconds(20)));
         co_await timer.async_wait(asio::use_awaitable);
     }
-    throw network_error("connect to " + target + ": no connection within " +
-                        std::to_string(options.connect_timeout.count()) + " ms (last attempt: " + last +
-                        "); is the other party running and listening there?");
+    throw net::detail::no_connection(target, options.connect_timeout, last);
 }
 
 struct async_listener::impl {
@@ -253,8 +250,11 @@ struct async_listener::impl {
             co_await acceptor.async_accept(s->socket, peer, asio::redirect_error(asio::use_awaitable, ec));
             if (ec == asio::error::operation_aborted || !acceptor.is_open())
                 throw network_error("async_listener: closed while waiting for a peer");
-            if (ec) continue;  // gone before we took it, or a signal: wait for the next one
-            net::detail::close_on_exec(s->socket.native_handle());
+            if (ec && net::detail::accept_again(ec)) continue;
+            if (ec)
+                throw network_error("async_listener: accept on port " +
+                                    std::to_string(net::detail::listening_port(acceptor, "async_listener")) + ": " +
+                                    ec.message());
             if (open->fetch_add(1) >= max_sessions) {
                 open->fetch_sub(1);
                 refused.fetch_add(1);
@@ -277,30 +277,13 @@ TANDEM_INLINE async_listener::async_listener(async_runtime& rt, std::uint16_t po
     : impl_(std::make_shared<impl>(rt, max_sessions, max_set_ups)) {
     if (max_sessions == 0) throw usage_error("async_listener: max_sessions must be at least 1");
     if (max_set_ups == 0) throw usage_error("async_listener: max_set_ups must be at least 1");
-    asio::error_code ec;
-    const asio::ip::address ip = asio::ip::make_address(address, ec);
-    if (ec) throw usage_error("async_listener: '" + address + "' is not an IP address (IPv4 or IPv6)");
-    const asio::ip::tcp::endpoint at(ip, port);
-    asio::ip::tcp::acceptor& a = impl_->acceptor;
-    a.open(at.protocol(), ec);
-    if (!ec) {
-        net::detail::close_on_exec(a.native_handle());
-        a.set_option(asio::socket_base::reuse_address(true), ec);
-    }
-    if (!ec) a.bind(at, ec);
-    if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec)
-        throw network_error("cannot listen on " + net::detail::endpoint_name(at) + ": " + ec.message() +
-                            " (is another program using the port?)");
+    net::detail::listen_on(impl_->acceptor, port, address, "async_listener");
 }
 
 TANDEM_INLINE async_listener::~async_listener() { close(); }
 
 TANDEM_INLINE std::uint16_t async_listener::port() const {
-    asio::error_code ec;
-    const asio::ip::tcp::endpoint at = impl_->acceptor.local_endpoint(ec);
-    if (ec) throw network_error("async_listener: cannot read the local port: " + ec.message());
-    return at.port();
+    return net::detail::listening_port(impl_->acceptor, "async_listener");
 }
 
 TANDEM_INLINE std::size_t async_listener::max_sessions() const noexcept { return impl_->max_sessions; }
