@@ -4,7 +4,7 @@
 // starts a copy of itself as the clients (Bob: N concurrent coroutines on a
 // runtime of T threads of their own) and prints the figures.
 //
-//   bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--quick]
+//   bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] [--quick]
 //
 // For each N and T, two phases:
 //   idle        N sessions set up, run once and left open (each server
@@ -15,6 +15,9 @@
 //               closes — what a service pays per client: completed runs per
 //               second, p50/p99 latency of one (connect to result)
 // and for the server throughout: its most threads, its peak RSS (VmHWM).
+// --resume: the server keeps a ticket_store and each client a ticket slot
+// (session/tickets.hpp), so every session after a client's first resumes
+// (no base OTs).
 // Both processes share the machine's cores (docs/BENCH.md).
 #include "processes.hpp"
 
@@ -85,8 +88,11 @@ struct client_figures {
 /// The clients: phase 1, N sessions each run once, then awaiting a second
 /// run (the server releases them); phase 2, S seconds of connect-run-close
 /// per client.
-int clients(std::uint16_t port, int n, int threads, double seconds, const std::string& out) {
+int clients(std::uint16_t port, int n, int threads, double seconds, bool resume, const std::string& out) {
     raise_descriptor_limit();
+    std::vector<session_options> options(static_cast<std::size_t>(n));  // each client's: its ticket slot
+    if (resume)
+        for (auto& o : options) o.ticket = std::make_shared<session_ticket>();
     asio::io_context io;
     async_runtime rt(io, static_cast<unsigned>(threads));
     const auto circ = millionaires();
@@ -108,7 +114,7 @@ int clients(std::uint16_t port, int n, int threads, double seconds, const std::s
         asio::co_spawn(
             io,
             [&, k]() -> awaitable<void> {
-                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", port);
+                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", port, options[k]);
                 const bool r = co_await s.async_run(circ, std::int32_t(k));
                 const bool again = co_await s.async_run(circ, std::int32_t(k));  // once the server is measured
                 (void)r;
@@ -126,7 +132,7 @@ int clients(std::uint16_t port, int n, int threads, double seconds, const std::s
             [&, k]() -> awaitable<void> {
                 while (clock_type::now() < end) {
                     const auto t0 = clock_type::now();
-                    async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", port);
+                    async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", port, options[k]);
                     const bool r = co_await s.async_run(circ, std::int32_t(k));
                     (void)r;
                     latencies.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
@@ -149,7 +155,7 @@ int clients(std::uint16_t port, int n, int threads, double seconds, const std::s
 }
 
 /// The server for one N and T; prints one line of figures.
-bool serve(const std::string& self, int n, int threads, double seconds) {
+bool serve(const std::string& self, int n, int threads, double seconds, bool resume) {
     asio::io_context io;
     async_runtime rt(io, static_cast<unsigned>(threads));
     // Room for a client's next session while the server's side of its last
@@ -161,9 +167,11 @@ bool serve(const std::string& self, int n, int threads, double seconds) {
     int idle_open = 0;
     long rss_before = status_field("VmRSS"), rss_idle = 0, threads_most = status_field("Threads");
     std::exception_ptr server_error;
+    session_options options;
+    if (resume) options.ticket_store = std::make_shared<ticket_store>(static_cast<std::size_t>(2 * n + 8));
     asio::co_spawn(io,
                    server.serve(
-                       party::alice, {},
+                       party::alice, options,
                        [&](async_session s) -> awaitable<void> {
                            const bool r = co_await s.async_run(circ, std::int32_t(1 << 30));
                            (void)r;
@@ -180,9 +188,11 @@ bool serve(const std::string& self, int n, int threads, double seconds) {
                        }),
                    asio::detached);
     const std::string out = "/tmp/bench_service." + std::to_string(getpid()) + ".txt";
-    const pid_t client = bench::spawn_self({self, "--client", "--port", std::to_string(server.port()), "--sessions",
-                                            std::to_string(n), "--threads", std::to_string(threads), "--seconds",
-                                            std::to_string(seconds), "--out", out});
+    std::vector<std::string> args{self,        "--client",           "--port",  std::to_string(server.port()),
+                                  "--sessions", std::to_string(n),    "--threads", std::to_string(threads),
+                                  "--seconds", std::to_string(seconds), "--out",   out};
+    if (resume) args.push_back("--resume");
+    const pid_t client = bench::spawn_self(args);
     bool client_ok = false;
     asio::co_spawn(
         io,
@@ -219,9 +229,9 @@ bool serve(const std::string& self, int n, int threads, double seconds) {
     std::getline(in, f.first_error);
     std::remove(out.c_str());
     const double per_session_kib = n > 0 ? double(rss_idle - rss_before) / n : 0;
-    std::printf("N=%5d T=%d  runs/s %7.1f  p50 %7.1f ms  p99 %7.1f ms  server threads %3ld  peak RSS %6.1f MiB  "
+    std::printf("N=%5d T=%d%s  runs/s %7.1f  p50 %7.1f ms  p99 %7.1f ms  server threads %3ld  peak RSS %6.1f MiB  "
                 "idle session %6.1f KiB  (%ld runs in %.1f s, %ld failed)\n",
-                n, threads, f.seconds > 0 ? f.runs / f.seconds : 0.0, f.p50_ms, f.p99_ms, threads_most,
+                n, threads, resume ? " resumed" : "", f.seconds > 0 ? f.runs / f.seconds : 0.0, f.p50_ms, f.p99_ms, threads_most,
                 status_field("VmHWM") / 1024.0, per_session_kib, f.runs, f.seconds, f.failures);
     if (!f.first_error.empty()) std::printf("  first client error: %s\n", f.first_error.c_str());
     if (server_error) {
@@ -240,7 +250,7 @@ bool serve(const std::string& self, int n, int threads, double seconds) {
 int main(int argc, char** argv) {
     std::vector<int> sessions{1, 16, 256, 1024}, threads{1, 2};
     double seconds = 5;
-    bool is_client = false;
+    bool is_client = false, resume = false;
     std::uint16_t port = 0;
     std::string out;
     for (int i = 1; i < argc; ++i) {
@@ -254,27 +264,32 @@ int main(int argc, char** argv) {
         else if (a == "--seconds") seconds = std::stod(value());
         else if (a == "--quick") sessions = {1, 8}, threads = {1}, seconds = 0.5;
         else if (a == "--client") is_client = true;
+        else if (a == "--resume") resume = true;
         else if (a == "--port") port = static_cast<std::uint16_t>(std::stoi(value()));
         else if (a == "--out") out = value();
         else {
-            std::cerr << "usage: bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--quick]\n";
+            std::cerr << "usage: bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] "
+                         "[--quick]\n";
             return 2;
         }
     }
     try {
-        if (is_client) return clients(port, sessions.at(0), threads.at(0), seconds, out);
+        if (is_client) return clients(port, sessions.at(0), threads.at(0), seconds, resume, out);
         raise_descriptor_limit();
-        if (sessions.size() == 1 && threads.size() == 1) return serve(argv[0], sessions[0], threads[0], seconds) ? 0 : 1;
+        if (sessions.size() == 1 && threads.size() == 1)
+            return serve(argv[0], sessions[0], threads[0], seconds, resume) ? 0 : 1;
         // Each N and T in a server process of its own, so that its RSS and
         // threads are its own (an allocator keeps what earlier rows freed).
         std::printf("bench_service: millionaires (32-bit) per client session, server and clients over loopback\n");
         std::fflush(stdout);
         bool ok = true;
         for (const int t : threads)
-            for (const int n : sessions)
-                ok = bench::wait_ok(bench::spawn_self({argv[0], "--sessions", std::to_string(n), "--threads",
-                                                       std::to_string(t), "--seconds", std::to_string(seconds)})) &&
-                     ok;
+            for (const int n : sessions) {
+                std::vector<std::string> args{argv[0], "--sessions", std::to_string(n), "--threads", std::to_string(t),
+                                              "--seconds", std::to_string(seconds)};
+                if (resume) args.push_back("--resume");
+                ok = bench::wait_ok(bench::spawn_self(args)) && ok;
+            }
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::cerr << "bench_service: " << e.what() << "\n";

@@ -4,7 +4,7 @@
 // port); it starts a copy of itself as Bob (evaluator) and prints the figures.
 //
 //   bench_two_party [--case setup|mul64|aes|aes-batch|mvmul|millionaires|cot|all[,...]] [--hash rekeyed|fixed-key]
-//                   [--seal | --tls] [--reps N] [--quick] [--json]
+//                   [--seal | --tls] [--resume] [--reps N] [--quick] [--json]
 //
 // Cases (paper 001 §6.2 and issue 4):
 //   setup         handshake + 128 base OTs + IKNP set-up (a fresh session per repetition)
@@ -20,6 +20,9 @@
 // a pre-shared key; docs/DESIGN.md §9.3), to measure what sealing costs;
 // --tls protects them with TLS 1.3 instead (session_options::tls, the test
 // certificates of tests/data/tls under their CA).
+// --resume: Alice keeps a ticket_store and Bob a ticket slot
+// (session/tickets.hpp); the setup case then times resumed set-ups (no
+// base OTs), after one full set-up that is not counted.
 // Online time of a repetition is the slower party's, both starting after a
 // barrier; bytes are payload bytes each party sent.
 #include "common.hpp"
@@ -46,9 +49,14 @@ struct config {
     garbling_hash hash = garbling_hash::rekeyed;
     bool seal = false;
     bool tls = false;
+    bool resume = false;
+    std::shared_ptr<ticket_store> store = std::make_shared<ticket_store>();   // Alice's, with --resume
+    std::shared_ptr<session_ticket> slot = std::make_shared<session_ticket>();  // Bob's
     session_options session() const {
         session_options o;
         o.hash = hash;
+        if (resume && is_bob) o.ticket = slot;
+        if (resume && !is_bob) o.ticket_store = store;
         if (tls) {
             const std::string dir = TANDEM_DATA_DIR "/tls/", me = is_bob ? "bob" : "alice";
             net::tls_credentials t;
@@ -324,22 +332,25 @@ int party_main(const config& c, const std::function<session()>& open) {
     std::vector<double> setups;
     const int setup_reps = wants(c.which, "setup") ? std::max(c.opt.reps, 5) : 1;
     std::optional<session> s;
+    if (c.resume) s.emplace(open());  // the full set-up that gives the first ticket
     for (int r = 0; r < setup_reps; ++r) {
         s.reset();
         s.emplace(open());
+        if (c.resume && !s->resumed()) throw tandem::error("--resume: a set-up did not resume");
         setups.push_back(std::max(s->setup_seconds(), swap_figure(*s, s->setup_seconds())));
     }
     if (!c.is_bob && wants(c.which, "setup")) {
         if (c.opt.json) {
-            std::cout << bench::record("two_party", "setup")
+            std::cout << bench::record("two_party", c.resume ? "setup-resumed" : "setup")
                              .add("seconds", bench::median(setups))
                              .add("seconds_min", bench::minimum(setups))
                              .add("reps", setups.size())
                              .json()
                       << "\n";
         } else {
-            std::printf("%-13s %.2f ms (min %.2f) handshake + base OTs + IKNP set-up, slower party\n", "setup",
-                        bench::median(setups) * 1e3, bench::minimum(setups) * 1e3);
+            std::printf("%-13s %.2f ms (min %.2f) %s, slower party\n", "setup", bench::median(setups) * 1e3,
+                        bench::minimum(setups) * 1e3,
+                        c.resume ? "handshake + a ticket resumed (no base OTs)" : "handshake + base OTs + IKNP set-up");
         }
     }
     if (wants(c.which, "millionaires")) bench_millionaires(c, *s);
@@ -372,6 +383,9 @@ int main(int argc, char** argv) {
             passthrough.insert(passthrough.end(), {"--hash", h});
         } else if (a == "--seal") {
             c.seal = true;
+            passthrough.push_back(a);
+        } else if (a == "--resume") {
+            c.resume = true;
             passthrough.push_back(a);
         } else if (a == "--tls") {
             c.tls = true;

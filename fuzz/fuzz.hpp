@@ -210,6 +210,10 @@ struct session_config {
     bool aesni = false;  ///< this process uses the AES-NI kernels, not VAES (not seen by the peer)
     tandem::security security = tandem::security::semi_honest;  ///< malicious: authenticated garbling over plain links
     bool eager = false;  ///< the streamed function garbled as it is made (streamed_function::eager; semi-honest)
+    /// Resumption (session/tickets.hpp; semi-honest): Alice keeps an empty
+    /// ticket_store and Bob an empty ticket slot, so the set-up carries the
+    /// ticket's hello, the store's answer and a new ticket.
+    bool tickets = false;
 
     static constexpr std::size_t bytes = 2;
 
@@ -219,6 +223,7 @@ struct session_config {
         c.security = (b2 & 1) != 0 ? tandem::security::malicious : tandem::security::semi_honest;
         const bool malicious = c.security == tandem::security::malicious;
         c.eager = (b2 & 2) != 0 && (b & 2) != 0 && !malicious;  // a streamed run's mode; malicious refuses it
+        c.tickets = (b2 & 4) != 0 && !malicious;                  // malicious sessions refuse tickets
         c.me = (b & 1) != 0 ? party::bob : party::alice;
         c.streamed = (b & 2) != 0;
         // Streamed and malicious runs refuse IPP (a usage error, before any byte)...
@@ -235,7 +240,8 @@ struct session_config {
         return {static_cast<std::uint8_t>((me == party::bob ? 1 : 0) | (streamed ? 2 : 0) | (ipp || pipeline ? 4 : 0) |
                                           (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
                                           (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0)),
-                static_cast<std::uint8_t>((security == tandem::security::malicious ? 1 : 0) | (eager ? 2 : 0))};
+                static_cast<std::uint8_t>((security == tandem::security::malicious ? 1 : 0) | (eager ? 2 : 0) |
+                                          (tickets ? 4 : 0))};
     }
     /// Chooses this process's AES kernels as the configuration says.
     void use_kernels() const {
@@ -264,6 +270,8 @@ struct session_config {
         o.pipeline_streams = pipeline;
         o.timeout = std::chrono::milliseconds(200);
         o.insecure_seed = p == party::alice ? 0xA11CE : 0xB0B;
+        if (tickets && p == party::alice) o.ticket_store = std::make_shared<ticket_store>();
+        if (tickets && p == party::bob) o.ticket = std::make_shared<session_ticket>();
         return o;
     }
 };

@@ -128,6 +128,7 @@ std::string session_name(const fuzz::session_config& c) {
     if (c.who != reveal::both) n += c.who == reveal::alice ? "-to-alice" : "-to-bob";
     if (c.hash == garbling_hash::fixed_key) n += "-fixed-key";
     if (c.aesni) n += "-aesni";
+    if (c.tickets) n += "-tickets";
     return n;
 }
 
@@ -171,6 +172,12 @@ void session_seeds(seed_writer& out) {
             k.aesni = true;
             configs.push_back(k);
         }
+        {  // resumption's messages in the set-up (fuzz.hpp: Alice's store, Bob's slot)
+            fuzz::session_config k;
+            k.me = me;
+            k.tickets = true;
+            configs.push_back(k);
+        }
         for (reveal who : {reveal::both, reveal::bob}) {  // garbled as made: windows, their counts, headers after tables
             fuzz::session_config k;
             k.me = me;
@@ -205,7 +212,7 @@ void session_seeds(seed_writer& out) {
         if (!c.streamed && c.who == reveal::both && c.hash == garbling_hash::rekeyed && !c.aesni)
             out.write("handshake",
                       std::string(to_string(c.me)) + (c.security == security::malicious ? "-malicious" : "") + "-t" +
-                          std::to_string(c.threads) + (c.ipp ? "-ipp" : ""),
+                          std::to_string(c.threads) + (c.ipp ? "-ipp" : "") + (c.tickets ? "-tickets" : ""),
                       fuzz::join_links(c.encode(), record_peer(c, false)));
     }
 }

@@ -70,6 +70,7 @@
 #include <tandem/net/channel.hpp>
 #include <tandem/party.hpp>
 #include <tandem/session/options.hpp>
+#include <tandem/session/tickets.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -135,6 +136,9 @@ public:
     party me() const noexcept;
     /// Handshake + base OTs + IKNP set-up, in seconds.
     double setup_seconds() const noexcept;
+    /// Whether the set-up resumed a ticket instead of running the base OTs
+    /// (session_options::ticket and ticket_store; session/tickets.hpp).
+    bool resumed() const noexcept;
     /// What the last run did, as seen by this party: ANDs, bytes, seconds.
     const run_stats& last_run() const noexcept;
     /// The main connection (link 0).

@@ -97,6 +97,13 @@ inline void counter_blocks(std::uint64_t counter, block* out, std::size_t n) noe
     for (std::size_t k = 0; k < n; ++k) out[k] = block(0, counter + k);
 }
 
+/// The input that re-keys a column key for a resumed session
+/// (session/tickets.hpp): k' = AES_k(rekey_input(n)). Its top bit is set, so
+/// it is never a counter block of the key's own stream (those have a zero
+/// high half), and the re-keyed keys are independent of every block the
+/// session drew from k.
+inline block rekey_input(block n) noexcept { return n | block(std::uint64_t{1} << 63, 0); }
+
 /// Counter blocks c, c+1, ... then AES under key: a slice of the key's stream.
 inline void expand(const aes_key& key, std::uint64_t counter, block* out, std::size_t n) noexcept {
     counter_blocks(counter, out, n);
@@ -217,6 +224,16 @@ public:
         tandem::detail::wipe(choices.data(), sizeof choices);
         tandem::detail::wipe(seeds.data(), sizeof seeds);
     }
+    /// A sender resumed without base OTs (session/tickets.hpp): Δ and the
+    /// column keys k_j^{Δ_j} a ticket kept, re-keyed by the caller; the
+    /// receiver resumes from the same ticket's key pairs.
+    cot_sender(block delta, std::span<const block, 128> keys) : delta_(delta) {
+        tandem::detail::require_aes_instructions();
+        if (tandem::detail::declassified(delta == block())) throw usage_error("ot::cot_sender: delta must not be zero");
+        keys_.reserve(128);
+        for (const block& k : keys) keys_.emplace_back(k);
+        tandem::detail::mark_secret(keys_.data(), keys_.size() * sizeof(aes_key));
+    }
     cot_sender(const cot_sender&) = delete;
     cot_sender& operator=(const cot_sender&) = delete;
     cot_sender(cot_sender&&) noexcept = default;  // the moved-from object keeps nothing but Δ, wiped on destruction
@@ -228,6 +245,17 @@ public:
     }
 
     block delta() const noexcept { return delta_; }
+
+    /// The column keys re-keyed by n: k'_j = AES_{k_j}(rekey_input(n)) — a
+    /// later sender's (session/tickets.hpp), matching the receiver's
+    /// rekeyed(n) at the same n; this sender's own streams are untouched.
+    std::array<block, 128> rekeyed(block n) const noexcept {
+        std::array<block, 128> out;
+        const block x = detail::rekey_input(n);
+        for (std::size_t j = 0; j < 128; ++j) out[j] = keys_[j].encrypt(x);
+        tandem::detail::mark_secret(out.data(), sizeof out);
+        return out;
+    }
 
     /// Frees the 140 KiB of chunk buffers until the next extend (an idle
     /// session's memory, session::trim).
@@ -286,6 +314,19 @@ public:
         tandem::detail::mark_secret(keys1_.data(), keys1_.size() * sizeof(aes_key));
         tandem::detail::wipe(seeds.data(), sizeof seeds);
     }
+    /// A receiver resumed without base OTs from the key pairs (k_j^0, k_j^1)
+    /// a ticket kept, re-keyed by the caller (see cot_sender's).
+    explicit cot_receiver(std::span<const std::array<block, 2>, 128> keys) {
+        tandem::detail::require_aes_instructions();
+        keys0_.reserve(128);
+        keys1_.reserve(128);
+        for (const auto& k : keys) {
+            keys0_.emplace_back(k[0]);
+            keys1_.emplace_back(k[1]);
+        }
+        tandem::detail::mark_secret(keys0_.data(), keys0_.size() * sizeof(aes_key));
+        tandem::detail::mark_secret(keys1_.data(), keys1_.size() * sizeof(aes_key));
+    }
     cot_receiver(const cot_receiver&) = delete;
     cot_receiver& operator=(const cot_receiver&) = delete;
     cot_receiver(cot_receiver&&) noexcept = default;
@@ -294,6 +335,15 @@ public:
         tandem::detail::wipe_all(keys0_);
         tandem::detail::wipe_all(keys1_);
         buf_.wipe();
+    }
+
+    /// The key pairs re-keyed by n (see cot_sender::rekeyed).
+    std::array<std::array<block, 2>, 128> rekeyed(block n) const noexcept {
+        std::array<std::array<block, 2>, 128> out;
+        const block x = detail::rekey_input(n);
+        for (std::size_t j = 0; j < 128; ++j) out[j] = {keys0_[j].encrypt(x), keys1_[j].encrypt(x)};
+        tandem::detail::mark_secret(out.data(), sizeof out);
+        return out;
     }
 
     /// Frees the chunk buffers until the next extend (see cot_sender::trim).

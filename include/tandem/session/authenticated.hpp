@@ -174,6 +174,10 @@ public:
         r.online = garbler_->last_phases().online;
     }
 
+    std::unique_ptr<resumable_ot> resumable(block) const override {
+        internal_error("session: the authenticated garbling protocol does not resume (tickets are refused first)");
+    }
+
 private:
     auth::garbler_evaluator& the_garbler() {
         if (!garbler_) internal_error("session: the authenticated garbling protocol was not started");

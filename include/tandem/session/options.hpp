@@ -57,6 +57,9 @@ namespace detail {
 using link_opener = std::function<std::unique_ptr<net::channel>()>;
 }  // namespace detail
 
+class session_ticket;  // session/tickets.hpp
+class ticket_store;
+
 /// How a session is set up and runs. Fields marked as checked must be equal
 /// on both parties (the handshake compares them).
 struct session_options {
@@ -149,9 +152,20 @@ struct session_options {
     /// seed learns this party's inputs from the transcript. Leave unset (the
     /// default: the OS's generator) for any real use. Not checked with the peer.
     std::optional<std::uint64_t> insecure_seed;
+    /// A server's tickets (session/tickets.hpp, docs/DESIGN.md §7.11): set
+    /// on the party that serves, it gives each peer that keeps a `ticket`
+    /// slot a ticket at the end of its set-up, and a peer that presents one
+    /// it holds skips the base OTs (session::resumed). Share one store among
+    /// the sessions of a server. Semi-honest sessions only (usage_error).
+    std::shared_ptr<tandem::ticket_store> ticket_store;
+    /// A client's ticket slot: the session presents the ticket it holds, if
+    /// any, to a peer with a ticket_store, and keeps the next one it is
+    /// given there. Keep the slot (and these options) for the next session
+    /// to the same server. Not with ticket_store (usage_error); semi-honest only.
+    std::shared_ptr<session_ticket> ticket;
 };
 
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 12;
+inline constexpr std::uint32_t protocol_version = 13;
 
 }  // namespace tandem

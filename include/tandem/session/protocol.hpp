@@ -11,6 +11,7 @@
 
 #include <tandem/circuit/builder.hpp>
 #include <tandem/circuit/circuit.hpp>
+#include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/party.hpp>
@@ -20,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -29,6 +31,7 @@ TANDEM_CRYPTO_BEGIN
 namespace tandem::detail {
 
 class remote_workers;
+struct resumable_ot;
 
 /// The links a protocol runs on, once the session has opened them all.
 struct protocol_links {
@@ -89,6 +92,11 @@ public:
     /// Frees what the protocol holds between runs only (session::trim): it
     /// is made again by the next run.
     virtual void trim() noexcept {}
+
+    /// This party's OT set-up re-keyed under n, for a ticket
+    /// (session/tickets.hpp); only Yao's protocol resumes (the session
+    /// refuses tickets in malicious mode before it gets here).
+    virtual std::unique_ptr<resumable_ot> resumable(block n) const = 0;
 };
 
 /// What the protocol's set-up takes from the session.

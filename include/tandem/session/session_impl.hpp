@@ -94,6 +94,7 @@ TANDEM_INLINE session session::connect(party me, const std::string& host, std::u
 
 TANDEM_INLINE party session::me() const noexcept { return s_->me; }
 TANDEM_INLINE double session::setup_seconds() const noexcept { return s_->setup_seconds; }
+TANDEM_INLINE bool session::resumed() const noexcept { return s_->resumed; }
 TANDEM_INLINE const run_stats& session::last_run() const noexcept { return s_->last; }
 TANDEM_INLINE net::channel& session::channel() noexcept { return *s_->ch; }
 

@@ -10,6 +10,7 @@
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
+#include <tandem/crypto/sodium.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
@@ -22,6 +23,7 @@
 #include <tandem/session/pipelined.hpp>
 #include <tandem/session/protocol.hpp>
 #include <tandem/session/remote_workers.hpp>
+#include <tandem/session/tickets.hpp>
 #include <tandem/session/yao.hpp>
 
 #include <array>
@@ -30,9 +32,12 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +48,28 @@ namespace tandem::detail {
 /// The first words of the handshake and of each worker link's greeting.
 inline constexpr std::uint64_t hello_magic = 0x3130484c4f444e54ull;  // "TNDOLH01"
 inline constexpr std::uint64_t link_magic = 0x314b4e494c444e54ull;  // "TNDLINK1"
+
+/// BLAKE2b with a 16-byte output over a label and the parts: what a
+/// ticket's keys are re-keyed under (session/tickets.hpp, ot/iknp.hpp's
+/// rekey_input) and what a ticket_store finds a name by.
+inline block ticket_hash(std::string_view label, std::initializer_list<std::span<const std::uint8_t>> parts) {
+    require_sodium();
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, nullptr, 0, 16);
+    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
+    for (const auto& p : parts) crypto_generichash_update(&st, p.data(), p.size());
+    bytes16 out;
+    crypto_generichash_final(&st, out.data(), out.size());
+    return block::load(out.data());
+}
+inline bytes16 bytes_of(block b) noexcept {
+    bytes16 out;
+    b.store(out.data());
+    return out;
+}
+/// Where a ticket_store keeps a name: its hash, so that a lookup's time
+/// says nothing about the names held.
+inline bytes16 store_key(const bytes16& name) { return bytes_of(ticket_hash("tandem ticket key", {name})); }
 
 /// A batched circuit of run_batch (circuit/batch.hpp), kept for repeats.
 struct batched_entry {
@@ -62,7 +89,8 @@ struct session_state {
                               : os_random_block()),
           seeded(o.insecure_seed.has_value()), progress(o.progress),
           pipeline(o.pipeline_streams.value_or(ch && pipelining_pays(usable_cpus(), ch->peer_on_this_host()))),
-          link_credentials(o.encrypt_links), tls(o.tls), security(o.security) {
+          link_credentials(o.encrypt_links), tls(o.tls), security(o.security), store(o.ticket_store),
+          ticket(o.ticket) {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
             throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
@@ -83,6 +111,13 @@ struct session_state {
             throw usage_error("session: inter-party parallelization (session_options::ipp) does not apply to "
                               "security::malicious: authenticated garbling already keeps both parties' cores and both "
                               "directions of the link busy in its preprocessing (README, \"Security\"); leave ipp off");
+        if (store && ticket)
+            throw usage_error("session: set session_options::ticket_store on the party that serves and "
+                              "session_options::ticket on the one that returns, not both on one");
+        if (security == tandem::security::malicious && (store || ticket))
+            throw usage_error("session: security::malicious sessions do not resume (their set-up is authenticated "
+                              "garbling's own); leave session_options::ticket_store and ticket unset or run "
+                              "semi-honest");
         links.push_back(ch.get());
     }
     session_state(const session_state&) = delete;
@@ -121,6 +156,17 @@ struct session_state {
     // The protocol of the agreed security mode, made after the handshake;
     // last, so that its threads stop before the links close.
     std::unique_ptr<protocol> proto;
+    // Resumption (session/tickets.hpp): this party's store or slot, what the
+    // peer keeps (its handshake says), and whether this session resumed.
+    std::shared_ptr<ticket_store> store;
+    std::shared_ptr<session_ticket> ticket;
+    enum class ticket_role : std::uint8_t { none = 0, store = 1, slot = 2 };
+    ticket_role peer_tickets = ticket_role::none;
+    bool resumed = false;
+
+    ticket_role my_tickets() const noexcept {
+        return store ? ticket_role::store : ticket ? ticket_role::slot : ticket_role::none;
+    }
 
     /// With session_options::encrypt_links (or tls), runs the link handshake
     /// on link `index` (0: the main link) and returns it sealed; Bob
@@ -145,6 +191,7 @@ struct session_state {
         c.send_value(static_cast<std::uint8_t>(ipp));
         c.send_value(ipp_min_ands);
         c.send_value(static_cast<std::uint8_t>(security));
+        c.send_value(static_cast<std::uint8_t>(my_tickets()));
         const auto magic = c.recv_value<std::uint64_t>();
         if (magic == net::detail::refusal_magic) {  // a full server (tandem/async.hpp's listener)
             std::array<std::uint8_t, net::detail::refusal_bytes> frame{};
@@ -172,6 +219,7 @@ struct session_state {
         const auto peer_ipp = c.recv_value<std::uint8_t>();
         const auto peer_ipp_min = c.recv_value<std::uint64_t>();
         const auto peer_security = c.recv_value<std::uint8_t>();
+        const auto peer_ticket_role = c.recv_value<std::uint8_t>();
         if (version != protocol_version)
             throw protocol_error("session handshake: protocol versions differ (this party speaks " +
                                  std::to_string(protocol_version) + ", the peer " + std::to_string(version) +
@@ -199,6 +247,11 @@ struct session_state {
             throw protocol_error(std::string("session handshake: inter-party parallelization is ") +
                                  (ipp ? "on" : "off") + " here and " + (ipp ? "off" : "on") +
                                  " at the peer; set session_options::ipp (--ipp) alike on both sides");
+        if (peer_ticket_role > static_cast<std::uint8_t>(ticket_role::slot))
+            throw protocol_error("session handshake on " + c.name() + ": the peer sent an unknown ticket role (" +
+                                 std::to_string(peer_ticket_role) + "); build both parties with the same tandem "
+                                 "version");
+        peer_tickets = static_cast<ticket_role>(peer_ticket_role);
         if (ipp && peer_ipp_min != ipp_min_ands)
             throw protocol_error("session handshake: the parties chose different IPP region thresholds (this party " +
                                  std::to_string(ipp_min_ands) + " ANDs, the peer " + std::to_string(peer_ipp_min) +
@@ -285,8 +338,91 @@ struct session_state {
     /// main link (the base OTs) runs now.
     void make_protocol() {
         const protocol_setup setup{me, *ch, rng, seeded ? &rng : nullptr};
-        if (security == tandem::security::malicious) proto = std::make_unique<authenticated_protocol>(setup);
-        else proto = std::make_unique<yao_protocol>(setup, hash, ipp, ipp_min_ands);
+        if (security == tandem::security::malicious) {
+            proto = std::make_unique<authenticated_protocol>(setup);
+            return;
+        }
+        block n;
+        if (const std::unique_ptr<resumable_ot> from = resumption(n)) {
+            proto = std::make_unique<yao_protocol>(setup, hash, ipp, ipp_min_ands, *from, n);
+            resumed = true;
+        } else {
+            proto = std::make_unique<yao_protocol>(setup, hash, ipp, ipp_min_ands);
+        }
+        give_ticket();
+    }
+
+    /// Whether this set-up resumes (docs/DESIGN.md §7.11). The party with a
+    /// slot, when the peer keeps a store, presents its ticket's name (or
+    /// none) and a fresh nonce; the store's party answers whether it held
+    /// the name and its own nonce. Resuming, both return the ticket's
+    /// set-up and n = H(name, both nonces) to re-key it under.
+    std::unique_ptr<resumable_ot> resumption(block& n) {
+        net::channel& c = *ch;
+        const auto fits = [&](const resumable_ot& t) { return t.me == me && t.hash == hash && t.ipp == ipp; };
+        std::unique_ptr<resumable_ot> from;
+        bytes16 name{};
+        block client_nonce, server_nonce;
+        if (ticket && peer_tickets == ticket_role::store) {
+            std::optional<session_ticket::held> held = ticket->take();  // used once, whatever the answer
+            const bool present = held && fits(*held->ot);
+            if (present) name = held->name;
+            client_nonce = declassified(rng.next());
+            c.send_value(static_cast<std::uint8_t>(present));
+            c.send(name.data(), name.size());
+            c.send_value(client_nonce);
+            c.flush();
+            const auto taken = c.recv_value<std::uint8_t>();
+            server_nonce = c.recv_value<block>();
+            if (taken > 1 || (taken == 1 && !present))
+                throw protocol_error("session set-up on " + c.name() +
+                                     ": the peer resumed a ticket this party did not present; build both parties "
+                                     "with the same tandem version");
+            if (taken == 1) from = std::move(held->ot);
+        } else if (store && peer_tickets == ticket_role::slot) {
+            const auto present = c.recv_value<std::uint8_t>();
+            c.recv(name.data(), name.size());
+            client_nonce = c.recv_value<block>();
+            if (present > 1)
+                throw protocol_error("session set-up on " + c.name() + ": the peer presented a malformed ticket; "
+                                     "build both parties with the same tandem version");
+            if (present == 1) {
+                from = store->redeem(store_key(name));
+                if (from && !fits(*from)) from.reset();  // the server's options changed: set up in full
+            }
+            server_nonce = declassified(rng.next());
+            c.send_value(static_cast<std::uint8_t>(from != nullptr));
+            c.send_value(server_nonce);
+            c.flush();
+        }
+        if (from) {
+            const auto cn = bytes_of(client_nonce), sn = bytes_of(server_nonce);
+            n = ticket_hash("tandem resume", {name, cn, sn});
+        }
+        wipe(name.data(), name.size());
+        return from;
+    }
+
+    /// At the end of the OT set-up, a store's party gives a slot's party a
+    /// new ticket: a random name, and on both sides this set-up re-keyed
+    /// under H(name).
+    void give_ticket() {
+        net::channel& c = *ch;
+        bytes16 name;
+        if (store && peer_tickets == ticket_role::slot) {
+            const block drawn = rng.next();
+            drawn.store(name.data());
+            declassify(name.data(), name.size());  // sent inside the main link
+            c.send(name.data(), name.size());
+            c.flush();
+            store->keep(store_key(name), proto->resumable(ticket_hash("tandem ticket", {name})));
+        } else if (ticket && peer_tickets == ticket_role::store) {
+            c.recv(name.data(), name.size());
+            ticket->hold(name, proto->resumable(ticket_hash("tandem ticket", {name})));
+        } else {
+            return;
+        }
+        wipe(name.data(), name.size());
     }
 };
 

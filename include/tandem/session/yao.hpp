@@ -33,6 +33,7 @@
 #include <tandem/session/options.hpp>
 #include <tandem/session/protocol.hpp>
 #include <tandem/session/stream.hpp>
+#include <tandem/session/tickets.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -89,7 +90,7 @@ public:
     /// session. With IPP Bob draws a Δ of his own for his world and the same
     /// is done the other way round: a second set of base OTs.
     yao_protocol(const protocol_setup& s, garbling_hash hash, bool ipp, std::uint64_t ipp_min_ands)
-        : me_(s.me), rng_(s.rng), cores_(cores_for(hash)), ipp_(ipp), ipp_min_ands_(ipp_min_ands) {
+        : me_(s.me), rng_(s.rng), hash_(hash), cores_(cores_for(hash)), ipp_(ipp), ipp_min_ands_(ipp_min_ands) {
         const auto own_delta = [&] {
             delta_ = rng_.next() | block(0, 1);
             sender_.emplace(s.ch, delta_, s.base_ot_rng);
@@ -101,6 +102,31 @@ public:
             else receiver_.emplace(s.ch, s.base_ot_rng);
         }
         s.ch.flush();
+    }
+    /// Resumed from a ticket (session/tickets.hpp) with no base OTs: its Δ
+    /// and OT keys, each key re-keyed under n (which both parties derived
+    /// from the ticket's name and their fresh nonces).
+    yao_protocol(const protocol_setup& s, garbling_hash hash, bool ipp, std::uint64_t ipp_min_ands,
+                 const resumable_ot& from, block n)
+        : me_(s.me), rng_(s.rng), hash_(hash), cores_(cores_for(hash)), ipp_(ipp), ipp_min_ands_(ipp_min_ands) {
+        const bool sends = me_ == party::alice || ipp_, receives = me_ == party::bob || ipp_;
+        if (from.me != me_ || from.hash != hash || from.ipp != ipp_ || from.sender.has_value() != sends ||
+            from.receiver.has_value() != receives)
+            internal_error("yao_protocol: a ticket of another configuration");
+        if (sends) {
+            delta_ = block::load(from.delta.data());
+            std::array<block, 128> keys;
+            for (std::size_t j = 0; j < 128; ++j) keys[j] = rekeyed((*from.sender)[j], n);
+            sender_.emplace(delta_, keys);
+            wipe(keys.data(), sizeof keys);
+        }
+        if (receives) {
+            std::array<std::array<block, 2>, 128> keys;
+            for (std::size_t j = 0; j < 128; ++j)
+                keys[j] = {rekeyed((*from.receiver)[j][0], n), rekeyed((*from.receiver)[j][1], n)};
+            receiver_.emplace(keys);
+            wipe(keys.data(), sizeof keys);
+        }
     }
     yao_protocol(const yao_protocol&) = delete;
     yao_protocol& operator=(const yao_protocol&) = delete;
@@ -172,7 +198,39 @@ public:
         if (engine_) engine_->trim();
     }
 
+    std::unique_ptr<resumable_ot> resumable(block n) const override {
+        auto r = std::make_unique<resumable_ot>();
+        r->me = me_;
+        r->hash = hash_;
+        r->ipp = ipp_;
+        if (sender_) {
+            delta_.store(r->delta.data());
+            std::array<block, 128> keys = sender_->rekeyed(n);
+            r->sender.emplace();
+            for (std::size_t j = 0; j < 128; ++j) keys[j].store((*r->sender)[j].data());
+            wipe(keys.data(), sizeof keys);
+        }
+        if (receiver_) {
+            std::array<std::array<block, 2>, 128> keys = receiver_->rekeyed(n);
+            r->receiver.emplace();
+            for (std::size_t j = 0; j < 128; ++j) {
+                keys[j][0].store((*r->receiver)[j][0].data());
+                keys[j][1].store((*r->receiver)[j][1].data());
+            }
+            wipe(keys.data(), sizeof keys);
+        }
+        return r;
+    }
+
 private:
+    /// A raw key k a ticket kept, re-keyed: AES_k(rekey_input(n)) (ot/iknp.hpp).
+    static block rekeyed(const bytes16& k, block n) noexcept {
+        aes_key expanded(block::load(k.data()));
+        const block out = expanded.encrypt(ot::detail::rekey_input(n));
+        wipe(&expanded, sizeof expanded);
+        return out;
+    }
+
     engine& the_engine() {
         if (!engine_) internal_error("session: Yao's protocol was not started");
         return *engine_;
@@ -180,6 +238,7 @@ private:
 
     party me_;
     prg& rng_;
+    garbling_hash hash_;
     core_maker cores_;
     bool ipp_;
     std::uint64_t ipp_min_ands_;
