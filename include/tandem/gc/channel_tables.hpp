@@ -24,14 +24,23 @@ namespace tandem::gc {
 /// Sends tables as they come (buffered by the channel).
 class channel_sink {
 public:
-    explicit channel_sink(net::channel& ch) noexcept : ch_(ch) {}
+    /// `flush_at_task_end` false: the tail of the tables stays in the
+    /// channel's buffer when a task ends, for the run's next message on the
+    /// same link to carry (session/engine.hpp: a one-worker compiled run,
+    /// whose outputs follow at once) — one send and one wake-up of the
+    /// evaluator fewer per run.
+    explicit channel_sink(net::channel& ch, bool flush_at_task_end = true) noexcept
+        : ch_(ch), flush_at_task_end_(flush_at_task_end) {}
     void write(const block* p, std::size_t n) { ch_.send(p, n * sizeof(block)); }
     /// Sends what is buffered (the executor calls it when a task ends, so the
     /// evaluator is not left waiting for the tail of a step).
-    void flush() { ch_.flush(); }
+    void flush() {
+        if (flush_at_task_end_) ch_.flush();
+    }
 
 private:
     net::channel& ch_;
+    bool flush_at_task_end_;
 };
 
 /// Receives exactly `total` blocks of tables, a chunk at a time.

@@ -6,7 +6,8 @@
 // Each socket has an io_context of its own, run only by the thread that
 // uses the channel and only while it waits: data moves with non-blocking
 // read_some/write_some, and when the kernel has nothing to give or no room,
-// one async_wait is run on the io_context until it completes or the
+// the descriptor is polled without sleeping for a few µs (became_ready),
+// then one async_wait is run on the io_context until it completes or the
 // channel's timeout passes. Connecting and accepting are one asynchronous
 // operation each, run the same way until their deadline. A socket of an
 // asynchronous session (tandem/async.hpp) has no io_context of its own: it
@@ -24,6 +25,7 @@
 #include <asio/steady_timer.hpp>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -62,6 +64,23 @@ inline bool must_wait(const asio::error_code& ec) noexcept {
 inline bool peer_gone(const asio::error_code& ec) noexcept {
     return ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
            ec == asio::error::shut_down;
+}
+
+/// How long a blocking channel polls its socket before it sleeps in a
+/// wait. A sleeping thread's core may halt, and waking it costs tens of µs
+/// on a virtual machine — more than the round trip of a small run's
+/// messages, which mostly arrive within this window.
+inline constexpr std::chrono::microseconds spin_before_sleep{40};
+
+/// Whether fd becomes ready (or closed) within spin_before_sleep, polled
+/// without sleeping.
+inline bool became_ready(int fd, bool for_write) noexcept {
+    pollfd p{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+    const clock::time_point until = clock::now() + spin_before_sleep;
+    do {
+        if (::poll(&p, 1, 0) > 0) return true;
+    } while (clock::now() < until);
+    return false;
 }
 
 /// same_host on parsed addresses.
@@ -158,6 +177,7 @@ TANDEM_INLINE std::size_t tcp_channel::read_some(std::byte* p, std::size_t min, 
 
 TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
     asio::ip::tcp::socket& s = s_->socket;
+    if (!s_->waits && detail::became_ready(s.native_handle(), for_write)) return;
     const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
     const std::optional<asio::error_code> r = s_->waits ? s_->waits->wait(*s_, for_write, timeout()) : detail::run_one(
         *s_->own, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },

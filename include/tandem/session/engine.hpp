@@ -223,7 +223,10 @@ public:
                 }
             }
             wipe_all(q);
-            ch.flush();  // Bob needs the labels before any table: the first tables may all go to worker links
+            // Bob needs the labels before any table, and the first tables
+            // may all go to worker links; with one link they follow these
+            // on it, and go out with them (one send, one wake-up of Bob).
+            if (p_.threads > 1 || p_.ipp) ch.flush();
         } else {
             std::size_t mine = 0;
             for (const stream_input_bit& in : inputs)
@@ -241,7 +244,9 @@ public:
         if (p_.ipp) return run_ipp(c, *ipp_plan_, labels);
         const exec::plan& p = plan_;
         if (!p.one_worker && !pool_) pool_.emplace(p_.threads);  // made once; its threads idle between runs
-        run_cores(c.data(), p, labels);
+        // One worker: the outputs follow the tables on the main link at
+        // once, and open() sends both.
+        run_cores(c.data(), p, labels, /*main_link_flushed_by_open=*/p.one_worker);
         first_and_ += p.and_gates;
     }
 
@@ -381,11 +386,12 @@ private:
 
     /// The plan's workers on this party's links, worker w on link w — or,
     /// for w ≥ 1 with remote workers, its stand-in, its tables on its own link.
-    void run_cores(const circuit_data& c, const exec::plan& p, gc::detail::label_array& labels) {
+    void run_cores(const circuit_data& c, const exec::plan& p, gc::detail::label_array& labels,
+                   bool main_link_flushed_by_open = false) {
         exec::workers* pool = pool_ ? &*pool_ : nullptr;
         if (garbler()) {
             std::vector<gc::channel_sink> sinks;
-            for (net::channel* l : p_.links) sinks.emplace_back(*l);
+            for (net::channel* l : p_.links) sinks.emplace_back(*l, !(main_link_flushed_by_open && l == p_.links[0]));
             exec::detail::run_cores(
                 p, c,
                 [&](std::uint32_t w) { return garbler_of(p_.cores, sinks, p_.remote, w, 0, hash_start_, p_.delta); },
