@@ -256,10 +256,12 @@ asio::awaitable<R> async_runtime::run_erased(std::function<R()> f) {
             enqueue([&f, &result, h, done] {
                 std::exception_ptr failure;
                 try {
-                    if constexpr (std::is_void_v<result_t>)
+                    if constexpr (std::is_void_v<result_t>) {
                         f();
-                    else
+                        result = true;  // (unread: a void operation's result is that it ran)
+                    } else {
                         result.emplace(f());
+                    }
                 } catch (...) {
                     failure = std::current_exception();
                 }
