@@ -218,9 +218,7 @@ public:
         std::array<block, 128> seeds;
         for (std::size_t j = 0; j < 128; ++j) choices[j] = static_cast<std::uint8_t>(detail::bit_of(delta, j));
         base_ot_receive(ch, choices, seeds, rng);
-        keys_.reserve(128);
-        for (const block& s : seeds) keys_.emplace_back(s);
-        tandem::detail::mark_secret(keys_.data(), keys_.size() * sizeof(aes_key));
+        take_keys(seeds);
         tandem::detail::wipe(choices.data(), sizeof choices);
         tandem::detail::wipe(seeds.data(), sizeof seeds);
     }
@@ -230,9 +228,7 @@ public:
     cot_sender(block delta, std::span<const block, 128> keys) : delta_(delta) {
         tandem::detail::require_aes_instructions();
         if (tandem::detail::declassified(delta == block())) throw usage_error("ot::cot_sender: delta must not be zero");
-        keys_.reserve(128);
-        for (const block& k : keys) keys_.emplace_back(k);
-        tandem::detail::mark_secret(keys_.data(), keys_.size() * sizeof(aes_key));
+        take_keys(keys);
     }
     cot_sender(const cot_sender&) = delete;
     cot_sender& operator=(const cot_sender&) = delete;
@@ -290,6 +286,12 @@ public:
     }
 
 private:
+    void take_keys(std::span<const block, 128> keys) {
+        keys_.reserve(128);
+        for (const block& k : keys) keys_.emplace_back(k);
+        tandem::detail::mark_secret(keys_.data(), keys_.size() * sizeof(aes_key));
+    }
+
     block delta_;
     std::vector<aes_key> keys_;  // column PRGs, keyed k_j^{Δ_j}
     std::uint64_t counter_ = 0;  // next AES-CTR block, common to all columns
@@ -304,28 +306,14 @@ public:
         tandem::detail::require_aes_instructions();
         std::array<std::array<block, 2>, 128> seeds;
         base_ot_send(ch, seeds, rng);
-        keys0_.reserve(128);
-        keys1_.reserve(128);
-        for (const auto& s : seeds) {
-            keys0_.emplace_back(s[0]);
-            keys1_.emplace_back(s[1]);
-        }
-        tandem::detail::mark_secret(keys0_.data(), keys0_.size() * sizeof(aes_key));
-        tandem::detail::mark_secret(keys1_.data(), keys1_.size() * sizeof(aes_key));
+        take_keys(seeds);
         tandem::detail::wipe(seeds.data(), sizeof seeds);
     }
     /// A receiver resumed without base OTs from the key pairs (k_j^0, k_j^1)
     /// a ticket kept, re-keyed by the caller (see cot_sender's).
     explicit cot_receiver(std::span<const std::array<block, 2>, 128> keys) {
         tandem::detail::require_aes_instructions();
-        keys0_.reserve(128);
-        keys1_.reserve(128);
-        for (const auto& k : keys) {
-            keys0_.emplace_back(k[0]);
-            keys1_.emplace_back(k[1]);
-        }
-        tandem::detail::mark_secret(keys0_.data(), keys0_.size() * sizeof(aes_key));
-        tandem::detail::mark_secret(keys1_.data(), keys1_.size() * sizeof(aes_key));
+        take_keys(keys);
     }
     cot_receiver(const cot_receiver&) = delete;
     cot_receiver& operator=(const cot_receiver&) = delete;
@@ -386,6 +374,17 @@ private:
             detail::transpose_chunk(buf_, nb, t.data() + done, n);
         }
         ch.flush();
+    }
+
+    void take_keys(std::span<const std::array<block, 2>, 128> keys) {
+        keys0_.reserve(128);
+        keys1_.reserve(128);
+        for (const auto& k : keys) {
+            keys0_.emplace_back(k[0]);
+            keys1_.emplace_back(k[1]);
+        }
+        tandem::detail::mark_secret(keys0_.data(), keys0_.size() * sizeof(aes_key));
+        tandem::detail::mark_secret(keys1_.data(), keys1_.size() * sizeof(aes_key));
     }
 
     std::vector<aes_key> keys0_, keys1_;  // column PRGs, keyed k_j^0 and k_j^1
