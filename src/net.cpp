@@ -1,7 +1,7 @@
 // The library's translation unit for TCP and TLS (net/tcp.hpp, net/tls.hpp;
 // CMake target tandem::tandem unless TANDEM_HEADER_ONLY is on): the one file
-// that compiles Asio and OpenSSL, so that no program including tandem's
-// headers does.
+// that compiles Asio and OpenSSL (and the sockets' resumable waits,
+// net/suspend.hpp), so that no program including tandem's headers does.
 #ifndef TANDEM_SEPARATE_COMPILATION
 #error "src/net.cpp is compiled with TANDEM_SEPARATE_COMPILATION (CMake's tandem::tandem sets it)"
 #endif

@@ -4,7 +4,8 @@
 // away with an error that says so; a blocking peer against an asynchronous
 // one (the same protocol); malicious sessions with prepare; streamed runs; a
 // silent peer caught by the channel's deadline while no thread waits for it;
-// and the refusals (threads, IPP, two operations at once).
+// blocking sessions run as tasks of a user's oneTBB arena; and the refusals
+// (threads, IPP, two operations at once).
 #include "exception_text.hpp"
 
 #include <tandem/async.hpp>
@@ -15,6 +16,9 @@
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
+
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
 
 #include <doctest/doctest.h>
 
@@ -248,6 +252,58 @@ TEST_CASE("async.a_blocking_peer_and_an_asynchronous_one_speak_the_same_protocol
     CHECK_FALSE(client_compare);
     CHECK(served_product == expected);
     CHECK(client_product == expected);
+}
+
+TEST_CASE("async.both_parties_of_blocking_sessions_run_as_tasks_of_a_users_one_thread_arena") {
+    // One thread runs both parties: it can only if a task that waits for its
+    // peer lets the thread go (net/suspend.hpp). A task that blocked would
+    // wait for the other, which never ran, until the channel's deadline.
+    const auto circ = greater_than();
+    const auto product = compile([](secure_uint<32> x, secure_uint<32> y) { return x * y + (x ^ y); },
+                                 input<party::alice, secure_uint<32>>, input<party::bob, secure_uint<32>>);
+    net::tcp_listener listener(0, "127.0.0.1");
+    std::unique_ptr<net::channel> to_bob, to_alice;
+    std::thread connecting([&] { to_alice = net::tcp_connect("127.0.0.1", listener.port()); });
+    to_bob = listener.accept();
+    connecting.join();
+    session_options o;
+    o.timeout = 20s;
+    std::exception_ptr alice_error, bob_error;
+    std::vector<std::uint32_t> alice_products, bob_products;
+    bool alice_compare = false, bob_compare = true;
+    const auto started = std::chrono::steady_clock::now();
+    tbb::task_arena arena(1, 1);
+    arena.execute([&] {
+        tbb::task_group both;
+        both.run([&] {
+            try {
+                session s(party::alice, std::move(to_bob), o);
+                alice_compare = s.run(circ, std::int32_t(17));
+                for (std::uint32_t x : {3u, 123457u, 4000000000u}) alice_products.push_back(s.run(product, x));
+            } catch (...) {
+                alice_error = std::current_exception();
+            }
+        });
+        both.run([&] {
+            try {
+                session s(party::bob, std::move(to_alice), o);
+                bob_compare = s.run(circ, std::int32_t(-4));
+                for (std::uint32_t y : {5u, 99991u, 7u}) bob_products.push_back(s.run(product, y));
+            } catch (...) {
+                bob_error = std::current_exception();
+            }
+        });
+        both.wait();
+    });
+    if (alice_error) FAIL("alice: " << message_of(alice_error));
+    if (bob_error) FAIL("bob: " << message_of(bob_error));
+    CHECK(std::chrono::steady_clock::now() - started < o.timeout);
+    CHECK(alice_compare);
+    CHECK(bob_compare);
+    const std::vector<std::uint32_t> expected{3u * 5u + (3u ^ 5u), 123457u * 99991u + (123457u ^ 99991u),
+                                              4000000000u * 7u + (4000000000u ^ 7u)};
+    CHECK(alice_products == expected);
+    CHECK(bob_products == expected);
 }
 
 TEST_CASE("async.malicious_sessions_prepare_and_run_and_streamed_runs_equal_plaintext") {

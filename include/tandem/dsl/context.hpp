@@ -8,6 +8,7 @@
 #pragma once
 
 #include <tandem/circuit/builder.hpp>
+#include <tandem/detail/thread_bound.hpp>
 #include <tandem/error.hpp>
 
 #include <cstdint>
@@ -16,7 +17,8 @@ namespace tandem::detail {
 
 inline thread_local builder* active_builder = nullptr;
 
-/// Makes `b` the active builder of this thread while alive.
+/// Makes `b` the active builder of this thread while alive (and binds the
+/// thread: the pointer is a thread_local, detail/thread_bound.hpp).
 class active_builder_scope {
 public:
     explicit active_builder_scope(builder& b) noexcept : previous_(active_builder) { active_builder = &b; }
@@ -26,6 +28,7 @@ public:
 
 private:
     builder* previous_;
+    thread_bound_scope bound_;
 };
 
 /// Owner of the result of combining values owned by `a` and `b` (0 = public

@@ -9,13 +9,18 @@
 // the descriptor is polled without sleeping for a few µs (became_ready),
 // then one async_wait is run on the io_context until it completes or the
 // channel's timeout passes. Connecting and accepting are one asynchronous
-// operation each, run the same way until their deadline. A socket of an
-// asynchronous session (tandem/async.hpp) has no io_context of its own: it
-// lives on the user's, and its waits are its async_waits' (net/tcp_socket.hpp).
+// operation each, run the same way until their deadline. A wait from a
+// oneTBB task (a region task of the executor, a session run inside a
+// user's task) suspends the task instead, after the same polling: the
+// socket is watched from tandem's background I/O thread (net/suspend.hpp).
+// A socket of an asynchronous session (tandem/async.hpp) has no io_context
+// of its own: it lives on the user's, and its waits are its async_waits'
+// (net/tcp_socket.hpp).
 #pragma once
 
 #include <tandem/detail/linkage.hpp>
 #include <tandem/net/tcp.hpp>
+#include <tandem/net/suspend.hpp>
 #include <tandem/net/tcp_socket.hpp>
 
 #include <asio/error.hpp>
@@ -121,6 +126,7 @@ TANDEM_INLINE tcp_channel::tcp_channel(std::unique_ptr<detail::tcp_socket> socke
 TANDEM_INLINE tcp_channel::~tcp_channel() = default;
 
 TANDEM_INLINE void tcp_channel::close() noexcept {
+    if (s_->view) s_->view->forget();  // before the descriptor is closed (and its number reused)
     asio::error_code ignored;
     s_->socket.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     s_->socket.close(ignored);
@@ -177,14 +183,32 @@ TANDEM_INLINE std::size_t tcp_channel::read_some(std::byte* p, std::size_t min, 
 
 TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
     asio::ip::tcp::socket& s = s_->socket;
-    if (!s_->waits && detail::became_ready(s.native_handle(), for_write)) return;
-    const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
-    const std::optional<asio::error_code> r = s_->waits ? s_->waits->wait(*s_, for_write, timeout()) : detail::run_one(
-        *s_->own, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },
-        [&] {
-            asio::error_code ignored;
-            s.cancel(ignored);
-        });
+    std::optional<asio::error_code> r;
+    if (s_->waits) {
+        r = s_->waits->wait(*s_, for_write, timeout());
+    } else if (detail::became_ready(s.native_handle(), for_write)) {
+        return;
+    } else if (detail::can_suspend()) {
+        if (!s_->view)
+            s_->view = std::make_unique<detail::tcp_socket::background_view>(detail::background().running(),
+                                                                             s.native_handle());
+        asio::posix::stream_descriptor& d = s_->view->descriptor;
+        const auto what = for_write ? asio::posix::descriptor_base::wait_write : asio::posix::descriptor_base::wait_read;
+        r = detail::suspend_until(
+            d.get_executor(), s_->view->timer, timeout(), [&d, what](auto handler) { d.async_wait(what, std::move(handler)); },
+            [&d] {
+                asio::error_code ignored;
+                d.cancel(ignored);
+            });
+    } else {
+        const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
+        r = detail::run_one(
+            *s_->own, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },
+            [&] {
+                asio::error_code ignored;
+                s.cancel(ignored);
+            });
+    }
     if (!r) fail_deadline(op);
     if (*r) fail(op, r->message());  // ready otherwise, or closed: the next read or write says which
 }

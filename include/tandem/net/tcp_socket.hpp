@@ -10,12 +10,14 @@
 #include <asio/error.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
 
 #include <fcntl.h>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -46,6 +48,23 @@ struct tcp_socket {
     asio::ip::tcp::socket socket;
     std::optional<asio::steady_timer> timer;  // an asynchronous socket's deadline
     async_waits* waits = nullptr;
+
+    /// A blocking socket's descriptor seen from tandem's background I/O
+    /// thread (net/suspend.hpp), for the waits of a oneTBB task that uses
+    /// it: made at the first such wait. It does not own the descriptor
+    /// (released, not closed, when it goes: before the socket closes).
+    struct background_view {
+        background_view(asio::io_context& io, int fd) : descriptor(io, fd), timer(io) {}
+        background_view(const background_view&) = delete;
+        background_view& operator=(const background_view&) = delete;
+        ~background_view() { forget(); }
+        void forget() noexcept {
+            if (descriptor.is_open()) (void)descriptor.release();
+        }
+        asio::posix::stream_descriptor descriptor;
+        asio::steady_timer timer;
+    };
+    std::unique_ptr<background_view> view;  // (after `socket`: goes first)
 };
 
 struct tcp_acceptor {

@@ -6,8 +6,8 @@
 
 #include <tandem/async.hpp>
 #include <tandem/detail/linkage.hpp>
-#include <tandem/dsl/context.hpp>
 #include <tandem/net/refusal.hpp>
+#include <tandem/net/suspend.hpp>
 #include <tandem/net/tcp.hpp>
 #include <tandem/net/tcp_socket.hpp>
 
@@ -21,7 +21,6 @@
 #include <asio/write.hpp>
 
 #include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <poll.h>
@@ -36,8 +35,8 @@ namespace tandem {
 namespace detail {
 
 /// A wait that blocks the calling thread (poll on the descriptor): for a
-/// thread of the runtime's sockets that is no task of an arena — one a run
-/// started itself, or a session destroyed on the io_context's thread.
+/// thread of the runtime's sockets that cannot suspend — one a run started
+/// itself, a session destroyed on the io_context's thread, a recording.
 inline std::optional<asio::error_code> blocking_wait(net::detail::tcp_socket& s, bool for_write,
                                                      net::clock::duration timeout) {
     pollfd p{s.socket.native_handle(), static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
@@ -52,51 +51,23 @@ inline std::optional<asio::error_code> blocking_wait(net::detail::tcp_socket& s,
     }
 }
 
-/// The runtime's waits: the task suspends (tbb::task::suspend), and the
-/// socket's strand runs one async_wait and the deadline's timer; whichever
-/// ends first cancels the other, and the second to complete resumes the task.
+/// The runtime's waits: the task suspends (net/suspend.hpp), and the
+/// socket's strand runs one async_wait and the deadline's timer. A task
+/// recording a streamed function keeps its thread (detail/thread_bound.hpp):
+/// a streamed run blocks its worker while it waits, where a compiled run
+/// lets it go.
 struct arena_waits final : net::detail::async_waits {
     std::optional<asio::error_code> wait(net::detail::tcp_socket& s, bool for_write,
                                          net::clock::duration timeout) override {
-        if (tbb::this_task_arena::current_thread_index() == tbb::task_arena::not_initialized)
-            return blocking_wait(s, for_write, timeout);
-        // A task recording a streamed function keeps its thread: the DSL's
-        // active builder is a thread_local (dsl/context.hpp), and a suspended
-        // task may be resumed by another worker. So a streamed run blocks its
-        // worker while it waits, where a compiled run lets it go.
-        if (tandem::detail::active_builder != nullptr) return blocking_wait(s, for_write, timeout);
-        struct state {
-            tbb::task::suspend_point task{};
-            int pending = 2;
-            bool ready = false, timed_out = false;
-            asio::error_code ec;
-        } st;
-        const auto finish = [&st] {
-            if (--st.pending == 0) tbb::task::resume(st.task);  // (st is not touched after this)
-        };
+        if (!net::detail::can_suspend()) return blocking_wait(s, for_write, timeout);
         const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
-        tbb::task::suspend([&](tbb::task::suspend_point task) {
-            st.task = task;
-            asio::post(s.socket.get_executor(), [&s, &st, what, timeout, finish] {
-                s.timer->expires_after(timeout);
-                s.timer->async_wait([&s, &st, finish](const asio::error_code& ec) {
-                    if (!ec && !st.ready) {
-                        st.timed_out = true;
-                        asio::error_code ignored;
-                        s.socket.cancel(ignored);
-                    }
-                    finish();
-                });
-                s.socket.async_wait(what, [&s, &st, finish](const asio::error_code& ec) {
-                    st.ready = true;
-                    st.ec = ec;
-                    s.timer->cancel();
-                    finish();
-                });
+        return net::detail::suspend_until(
+            s.socket.get_executor(), *s.timer, timeout,
+            [&s, what](auto handler) { s.socket.async_wait(what, std::move(handler)); },
+            [&s] {
+                asio::error_code ignored;
+                s.socket.cancel(ignored);
             });
-        });
-        if (st.timed_out) return std::nullopt;
-        return st.ec;
     }
 };
 

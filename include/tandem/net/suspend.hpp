@@ -1,0 +1,107 @@
+// tandem/net/suspend.hpp — a socket wait that parks no thread: the oneTBB
+// task that waits suspends (tbb::task::suspend, "resumable tasks"), one
+// async_wait and a deadline timer run on an io_context, and whichever ends
+// first cancels the other; the second to complete resumes the task, on any
+// worker of its arena. Internal: included by the definitions of the TCP
+// channel (net/tcp_impl.hpp) and of asynchronous sessions
+// (session/async_impl.hpp), never by a program's own headers.
+//
+// Every TCP socket waits this way when its channel is used by a task of a
+// oneTBB arena on an unbound thread (detail/thread_bound.hpp): an
+// asynchronous session's on the user's io_context (tandem/async.hpp), any
+// other — a blocking session run inside a user's oneTBB task, or the
+// executor's region tasks (exec/executor.hpp) — on tandem's background
+// I/O thread. Elsewhere a wait blocks its thread, as a blocking socket's
+// always did (net/tcp_impl.hpp).
+#pragma once
+
+#include <tandem/detail/thread_bound.hpp>
+#include <tandem/net/channel.hpp>
+
+#include <asio/error.hpp>
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <oneapi/tbb/task.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace tandem::net::detail {
+
+/// Whether a wait on this thread may suspend its task instead of blocking:
+/// the thread runs a oneTBB task (of any arena, a user's too) and nothing on
+/// it keeps state in thread_locals.
+inline bool can_suspend() noexcept {
+    return tandem::detail::thread_bound == 0 &&
+           tbb::this_task_arena::current_thread_index() != tbb::task_arena::not_initialized;
+}
+
+/// Suspends the calling task until start(handler)'s operation completes or
+/// `timeout` passes. Both the operation and `timer` run on `executor` (one
+/// strand: their handlers never run at once); cancel() stops the operation
+/// when the timer fires first. Returns the operation's error code, or
+/// nothing when the timeout passed first. Call only where can_suspend().
+template <class Executor, class Start, class Cancel>
+std::optional<asio::error_code> suspend_until(const Executor& executor, asio::steady_timer& timer,
+                                              clock::duration timeout, Start start, Cancel cancel) {
+    struct state {
+        tbb::task::suspend_point task{};
+        int pending = 2;
+        bool done = false, timed_out = false;
+        asio::error_code ec;
+    } st;
+    const auto finish = [&st] {
+        if (--st.pending == 0) tbb::task::resume(st.task);  // (st is not touched after this)
+    };
+    tbb::task::suspend([&](tbb::task::suspend_point task) {
+        st.task = task;
+        asio::post(executor, [&st, &timer, timeout, start, cancel, finish] {
+            timer.expires_after(timeout);
+            timer.async_wait([&st, cancel, finish](const asio::error_code& ec) {
+                if (!ec && !st.done) {
+                    st.timed_out = true;
+                    cancel();
+                }
+                finish();
+            });
+            start([&st, &timer, finish](const asio::error_code& ec, auto&&...) {
+                st.done = true;
+                st.ec = ec;
+                timer.cancel();
+                finish();
+            });
+        });
+    });
+    if (st.timed_out) return std::nullopt;
+    return st.ec;
+}
+
+/// tandem's background I/O: one io_context, run by one thread that starts
+/// at the first wait it serves and lives as long as the process (it is
+/// never destroyed, so that no socket of a static object outlives it).
+struct background_io {
+    asio::io_context io{1};  // (concurrency hint: one thread runs it)
+    std::once_flag started;
+
+    asio::io_context& running() {
+        std::call_once(started, [this] {
+            std::thread([this] {
+                const auto keep = asio::make_work_guard(io);
+                io.run();
+            }).detach();
+        });
+        return io;
+    }
+};
+
+inline background_io& background() {
+    static background_io* const b = new background_io;  // never destroyed: see above
+    return *b;
+}
+
+}  // namespace tandem::net::detail
