@@ -4,11 +4,13 @@
 // away with an error that says so; a blocking peer against an asynchronous
 // one (the same protocol); malicious sessions with prepare; streamed runs; a
 // silent peer caught by the channel's deadline while no thread waits for it;
-// blocking sessions run as tasks of a user's oneTBB arena; and the refusals
-// (threads, IPP, two operations at once).
+// blocking sessions run as tasks of a user's oneTBB arena, over TCP and
+// the in-process pair; and the refusals (threads, IPP, two operations at
+// once).
 #include "exception_text.hpp"
 
 #include <tandem/async.hpp>
+#include <tandem/net/suspend.hpp>
 #include <tandem/tandem.hpp>
 
 #include <asio/co_spawn.hpp>
@@ -22,6 +24,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -261,49 +264,87 @@ TEST_CASE("async.both_parties_of_blocking_sessions_run_as_tasks_of_a_users_one_t
     const auto circ = greater_than();
     const auto product = compile([](secure_uint<32> x, secure_uint<32> y) { return x * y + (x ^ y); },
                                  input<party::alice, secure_uint<32>>, input<party::bob, secure_uint<32>>);
-    net::tcp_listener listener(0, "127.0.0.1");
-    std::unique_ptr<net::channel> to_bob, to_alice;
-    std::thread connecting([&] { to_alice = net::tcp_connect("127.0.0.1", listener.port()); });
-    to_bob = listener.accept();
-    connecting.join();
-    session_options o;
-    o.timeout = 20s;
-    std::exception_ptr alice_error, bob_error;
-    std::vector<std::uint32_t> alice_products, bob_products;
-    bool alice_compare = false, bob_compare = true;
-    const auto started = std::chrono::steady_clock::now();
-    tbb::task_arena arena(1, 1);
+    for (const bool tcp : {true, false}) {
+        INFO((tcp ? "tcp" : "in-process pair"));
+        std::unique_ptr<net::channel> to_bob, to_alice;
+        if (tcp) {
+            net::tcp_listener listener(0, "127.0.0.1");
+            std::thread connecting([&] { to_alice = net::tcp_connect("127.0.0.1", listener.port()); });
+            to_bob = listener.accept();
+            connecting.join();
+        } else {
+            auto [a, b] = net::memory_pair();
+            to_bob = std::move(a);
+            to_alice = std::move(b);
+        }
+        session_options o;
+        o.timeout = 20s;
+        std::exception_ptr alice_error, bob_error;
+        std::vector<std::uint32_t> alice_products, bob_products;
+        bool alice_compare = false, bob_compare = true;
+        const auto started = std::chrono::steady_clock::now();
+        tbb::task_arena arena(1, 1);
+        arena.execute([&] {
+            tbb::task_group both;
+            both.run([&] {
+                try {
+                    session s(party::alice, std::move(to_bob), o);
+                    alice_compare = s.run(circ, std::int32_t(17));
+                    for (std::uint32_t x : {3u, 123457u, 4000000000u}) alice_products.push_back(s.run(product, x));
+                } catch (...) {
+                    alice_error = std::current_exception();
+                }
+            });
+            both.run([&] {
+                try {
+                    session s(party::bob, std::move(to_alice), o);
+                    bob_compare = s.run(circ, std::int32_t(-4));
+                    for (std::uint32_t y : {5u, 99991u, 7u}) bob_products.push_back(s.run(product, y));
+                } catch (...) {
+                    bob_error = std::current_exception();
+                }
+            });
+            both.wait();
+        });
+        if (alice_error) FAIL("alice: " << message_of(alice_error));
+        if (bob_error) FAIL("bob: " << message_of(bob_error));
+        CHECK(std::chrono::steady_clock::now() - started < o.timeout);
+        CHECK(alice_compare);
+        CHECK(bob_compare);
+        const std::vector<std::uint32_t> expected{3u * 5u + (3u ^ 5u), 123457u * 99991u + (123457u ^ 99991u),
+                                                  4000000000u * 7u + (4000000000u ^ 7u)};
+        CHECK(alice_products == expected);
+        CHECK(bob_products == expected);
+    }
+}
+
+TEST_CASE("async.a_thread_that_left_an_arena_blocks_where_it_waits") {
+    // oneTBB leaves a thread that once ran an arena's function attached to
+    // an implicit arena; its later waits, outside any task, must block (a
+    // suspended wait would hand every wait through the background thread).
+    tbb::task_arena arena(2, 1);
+    bool inside_task = false, inside_execute = true;
     arena.execute([&] {
-        tbb::task_group both;
-        both.run([&] {
-            try {
-                session s(party::alice, std::move(to_bob), o);
-                alice_compare = s.run(circ, std::int32_t(17));
-                for (std::uint32_t x : {3u, 123457u, 4000000000u}) alice_products.push_back(s.run(product, x));
-            } catch (...) {
-                alice_error = std::current_exception();
-            }
-        });
-        both.run([&] {
-            try {
-                session s(party::bob, std::move(to_alice), o);
-                bob_compare = s.run(circ, std::int32_t(-4));
-                for (std::uint32_t y : {5u, 99991u, 7u}) bob_products.push_back(s.run(product, y));
-            } catch (...) {
-                bob_error = std::current_exception();
-            }
-        });
-        both.wait();
+        inside_execute = net::detail::can_suspend();
+        tbb::task_group g;
+        g.run([&] { inside_task = net::detail::can_suspend(); });
+        g.wait();
     });
-    if (alice_error) FAIL("alice: " << message_of(alice_error));
-    if (bob_error) FAIL("bob: " << message_of(bob_error));
-    CHECK(std::chrono::steady_clock::now() - started < o.timeout);
-    CHECK(alice_compare);
-    CHECK(bob_compare);
-    const std::vector<std::uint32_t> expected{3u * 5u + (3u ^ 5u), 123457u * 99991u + (123457u ^ 99991u),
-                                              4000000000u * 7u + (4000000000u ^ 7u)};
-    CHECK(alice_products == expected);
-    CHECK(bob_products == expected);
+    CHECK(inside_task);
+    CHECK_FALSE(inside_execute);
+    const int slot = tbb::this_task_arena::current_thread_index(), none = tbb::task_arena::not_initialized;
+    CHECK(slot != none);  // still attached
+    CHECK_FALSE(net::detail::can_suspend());
+    bool bound_task = true;  // a task that records a function keeps its thread (detail/thread_bound.hpp)
+    arena.execute([&] {
+        tbb::task_group g;
+        g.run([&] {
+            const detail::thread_bound_scope recording;
+            bound_task = net::detail::can_suspend();
+        });
+        g.wait();
+    });
+    CHECK_FALSE(bound_task);
 }
 
 TEST_CASE("async.malicious_sessions_prepare_and_run_and_streamed_runs_equal_plaintext") {

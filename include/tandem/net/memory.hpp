@@ -2,32 +2,47 @@
 //
 // Each direction is a bounded byte queue (so a producer that runs ahead
 // blocks as it would on a socket). Destroying or close()-ing one end makes
-// the other end's blocked and later calls fail like a closed socket. Not for
+// the other end's blocked and later calls fail like a closed socket. Used
+// by a oneTBB task, a wait suspends the task as a TCP channel's does
+// (net/suspend.hpp; definitions in net/memory_impl.hpp). Not for
 // production use: two parties in one process share memory.
 #pragma once
 
+#include <tandem/detail/linkage.hpp>
 #include <tandem/net/channel.hpp>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 namespace tandem::net {
 
 namespace detail {
+
+class suspended_wait;
 
 /// One direction: a bounded FIFO of bytes.
 struct memory_pipe {
     static constexpr std::size_t capacity = std::size_t{4} << 20;
 
     std::mutex m;
-    std::condition_variable cv;
+    std::condition_variable cv;                               // threads waiting on it
+    std::vector<std::shared_ptr<suspended_wait>> suspended;  // and tasks
     std::deque<std::byte> bytes;
     bool writer_closed = false;
     bool reader_closed = false;
 };
+
+/// Waits (m held by `lock`) until ready() or `timeout` passes; false then.
+bool wait_on(memory_pipe& pipe, std::unique_lock<std::mutex>& lock, std::chrono::milliseconds timeout,
+             const std::function<bool()>& ready);
+/// Wakes whoever waits on the pipe (m held).
+void notify(memory_pipe& pipe) noexcept;
 
 }  // namespace detail
 
@@ -43,7 +58,7 @@ public:
         for (auto* pipe : {out_.get(), in_.get()}) {
             std::lock_guard lock(pipe->m);
             (pipe == out_.get() ? pipe->writer_closed : pipe->reader_closed) = true;
-            pipe->cv.notify_all();
+            detail::notify(*pipe);
         }
     }
     void interrupt() noexcept override { close(); }
@@ -58,7 +73,7 @@ protected:
             if (pipe.reader_closed) fail_closed(op);
             const std::size_t room = detail::memory_pipe::capacity - std::min(pipe.bytes.size(), detail::memory_pipe::capacity);
             if (room == 0) {
-                if (!pipe.cv.wait_for(lock, timeout(), [&] {
+                if (!detail::wait_on(pipe, lock, timeout(), [&] {
                         return pipe.bytes.size() < detail::memory_pipe::capacity || pipe.reader_closed ||
                                pipe.writer_closed;
                     }))
@@ -69,7 +84,7 @@ protected:
             pipe.bytes.insert(pipe.bytes.end(), p, p + k);
             p += k;
             n -= k;
-            pipe.cv.notify_all();
+            detail::notify(pipe);
         }
     }
 
@@ -81,7 +96,7 @@ protected:
             if (pipe.bytes.empty()) {
                 if (pipe.reader_closed) fail("recv", "this end was closed");
                 if (pipe.writer_closed) fail_closed("recv");
-                if (!pipe.cv.wait_for(lock, timeout(), [&] {
+                if (!detail::wait_on(pipe, lock, timeout(), [&] {
                         return !pipe.bytes.empty() || pipe.writer_closed || pipe.reader_closed;
                     }))
                     fail_deadline("recv");
@@ -91,7 +106,7 @@ protected:
             std::copy_n(pipe.bytes.begin(), k, p + got);
             pipe.bytes.erase(pipe.bytes.begin(), pipe.bytes.begin() + static_cast<std::ptrdiff_t>(k));
             got += k;
-            pipe.cv.notify_all();
+            detail::notify(pipe);
         }
         return got;
     }
@@ -110,3 +125,7 @@ inline std::pair<std::unique_ptr<memory_channel>, std::unique_ptr<memory_channel
 }
 
 }  // namespace tandem::net
+
+#ifndef TANDEM_SEPARATE_COMPILATION
+#include <tandem/net/memory_impl.hpp>
+#endif

@@ -6,13 +6,13 @@
 // channel (net/tcp_impl.hpp) and of asynchronous sessions
 // (session/async_impl.hpp), never by a program's own headers.
 //
-// Every TCP socket waits this way when its channel is used by a task of a
-// oneTBB arena on an unbound thread (detail/thread_bound.hpp): an
-// asynchronous session's on the user's io_context (tandem/async.hpp), any
-// other — a blocking session run inside a user's oneTBB task, or the
-// executor's region tasks (exec/executor.hpp) — on tandem's background
-// I/O thread. Elsewhere a wait blocks its thread, as a blocking socket's
-// always did (net/tcp_impl.hpp).
+// Every TCP socket waits this way when its channel is used by a oneTBB task
+// on an unbound thread (detail/thread_bound.hpp): an asynchronous session's
+// on the user's io_context (tandem/async.hpp), any other — a blocking
+// session run inside a user's oneTBB task — on tandem's background I/O
+// thread; the in-process pair (net/memory.hpp) through suspended_wait.
+// Elsewhere a wait blocks its thread, as a blocking socket's always did
+// (net/tcp_impl.hpp).
 #pragma once
 
 #include <tandem/detail/thread_bound.hpp>
@@ -25,8 +25,9 @@
 #include <asio/steady_timer.hpp>
 
 #include <oneapi/tbb/task.h>
-#include <oneapi/tbb/task_arena.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -35,10 +36,15 @@ namespace tandem::net::detail {
 
 /// Whether a wait on this thread may suspend its task instead of blocking:
 /// the thread runs a oneTBB task (of any arena, a user's too) and nothing on
-/// it keeps state in thread_locals.
+/// it keeps state in thread_locals. A task, not merely a thread of an
+/// arena: a thread that once entered an arena stays attached to one after
+/// it left (oneTBB's implicit arena), and the function an arena's `execute`
+/// runs on the calling thread is no task either; there a wait blocks, as a
+/// thread's outside oneTBB does (a suspended wait costs a hand-off through
+/// the background thread, which only a thread that has other tasks to run
+/// earns back).
 inline bool can_suspend() noexcept {
-    return tandem::detail::thread_bound == 0 &&
-           tbb::this_task_arena::current_thread_index() != tbb::task_arena::not_initialized;
+    return tandem::detail::thread_bound == 0 && tbb::task::current_context() != nullptr;
 }
 
 /// Suspends the calling task until start(handler)'s operation completes or
@@ -80,6 +86,50 @@ std::optional<asio::error_code> suspend_until(const Executor& executor, asio::st
     if (st.timed_out) return std::nullopt;
     return st.ec;
 }
+
+/// A task suspended until an event wakes it or its deadline passes — for
+/// transports whose events are not descriptors (the in-process pair,
+/// net/memory.hpp). Shared by the task, the notifier and the timer: each
+/// holds it while it may touch it.
+class suspended_wait {
+public:
+    explicit suspended_wait(asio::io_context& io) : timer_(io) {}
+
+    /// Suspends the calling task until wake() or `timeout` (then
+    /// timed_out()). Call only where can_suspend(), with `self` this object.
+    void suspend(const std::shared_ptr<suspended_wait>& self, clock::duration timeout) {
+        tbb::task::suspend([&](tbb::task::suspend_point task) {
+            point_ = task;
+            asio::post(timer_.get_executor(), [self, timeout] {
+                self->timer_.expires_after(timeout);
+                self->timer_.async_wait([self](const asio::error_code& ec) {
+                    if (!ec) self->wake(timed_out_state);
+                });
+            });
+            // A wake before this point could not resume the task (it had no
+            // point yet): then it is resumed here.
+            int expected = setting_up;
+            if (!state_.compare_exchange_strong(expected, suspended)) tbb::task::resume(task);
+        });
+        asio::post(timer_.get_executor(), [self] { self->timer_.cancel(); });  // (its handler then does nothing)
+    }
+    /// Wakes the task (once, whoever comes first).
+    void wake() noexcept { wake(woken); }
+    bool timed_out() const noexcept { return state_.load(std::memory_order_acquire) == timed_out_state; }
+
+private:
+    static constexpr int setting_up = 0, suspended = 1, woken = 2, timed_out_state = 3;
+    void wake(int why) noexcept {
+        for (int s = state_.load(std::memory_order_acquire); s < woken;)
+            if (state_.compare_exchange_weak(s, why, std::memory_order_acq_rel)) {
+                if (s == suspended) tbb::task::resume(point_);
+                return;
+            }
+    }
+    asio::steady_timer timer_;
+    tbb::task::suspend_point point_{};
+    std::atomic<int> state_{setting_up};
+};
 
 /// tandem's background I/O: one io_context, run by one thread that starts
 /// at the first wait it serves and lives as long as the process (it is
