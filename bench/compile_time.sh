@@ -41,10 +41,10 @@ best "library: src/session.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -
 best "library: src/core.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/core.cpp -o "$out/core.o"
 best "library: src/net.cpp (once per build)" -DTANDEM_SEPARATE_COMPILATION -c src/net.cpp -o "$out/net.o"
 if [[ -f $build/libtandem.a ]]; then
-    "$cxx" -o "$out/plain" "$out/plain.o" "$build/libtandem.a" -lsodium -lssl -lcrypto -lpthread
+    "$cxx" -o "$out/plain" "$out/plain.o" "$build/libtandem.a" -lsodium -lssl -lcrypto -ltbb -lpthread
     "$out/plain" && echo "plaintext program (compiled mode) linked against $build/libtandem.a: runs, right"
-    "$cxx" -o "$out/tp" "$out/tp.o" "$build/libtandem.a" -lsodium -lssl -lcrypto -lpthread
+    "$cxx" -o "$out/tp" "$out/tp.o" "$build/libtandem.a" -lsodium -lssl -lcrypto -ltbb -lpthread
     "$out/tp" && echo "two-party program (compiled mode) linked against $build/libtandem.a: runs, both parties right"
-    "$cxx" -o "$out/tp_h" "$out/tp_h.o" -lsodium -lssl -lcrypto -lpthread
+    "$cxx" -o "$out/tp_h" "$out/tp_h.o" -lsodium -lssl -lcrypto -ltbb -lpthread
     "$out/tp_h" && echo "two-party program (header-only): runs, both parties right"
 fi

@@ -158,19 +158,23 @@ TEST_CASE("auth.opening_catches_a_peer_that_shows_other_bits") {
     // Bob's opening: ⌈n/8⌉ bytes of bits, his 16-byte challenge seed, then
     // his 16-byte combination of MACs.
     const std::size_t n = 5000, bytes = (n + 7) / 8;
-    auto message = [](const char* what, std::function<void(test::tamper_channel&)> f) { return std::pair{what, f}; };
-    for (const auto& cheat : {
-             message("one flipped bit", [](test::tamper_channel& c) { c.flip_ahead(17, 0x04); }),
-             message("two flipped bits (cancel in an XOR of MACs)",
-                     [](test::tamper_channel& c) { c.flip_ahead(3, 0x01), c.flip_ahead(400, 0x80); }),
-             message("every bit flipped",
-                     [&](test::tamper_channel& c) {
-                         for (std::size_t k = 0; k < bytes; ++k) c.flip_ahead(k, 0xff);
-                     }),
-             message("the combination", [&](test::tamper_channel& c) { c.flip_ahead(bytes + 16 + 7, 0x20); }),
-         }) {
-        INFO("cheat: " << cheat.first);
-        CHECK_THROWS_WITH_AS(open_sums(n, cheat.second), doctest::Contains("a test opening"), security_error);
+    struct cheat_case {
+        const char* what;
+        std::function<void(test::tamper_channel&)> tamper;
+    };
+    const std::vector<cheat_case> cheats{
+        {"one flipped bit", [](test::tamper_channel& c) { c.flip_ahead(17, 0x04); }},
+        {"two flipped bits (cancel in an XOR of MACs)",
+         [](test::tamper_channel& c) { c.flip_ahead(3, 0x01), c.flip_ahead(400, 0x80); }},
+        {"every bit flipped",
+         [&](test::tamper_channel& c) {
+             for (std::size_t k = 0; k < bytes; ++k) c.flip_ahead(k, 0xff);
+         }},
+        {"the combination", [&](test::tamper_channel& c) { c.flip_ahead(bytes + 16 + 7, 0x20); }},
+    };
+    for (const cheat_case& cheat : cheats) {
+        INFO("cheat: " << cheat.what);
+        CHECK_THROWS_WITH_AS(open_sums(n, cheat.tamper), doctest::Contains("a test opening"), security_error);
     }
     // A seed altered on its way: Alice then proves against another χ, and
     // Bob, the verifier of that proof, refuses it.
