@@ -5,11 +5,16 @@
 // one (the same protocol); malicious sessions with prepare; streamed runs; a
 // silent peer caught by the channel's deadline while no thread waits for it;
 // blocking sessions run as tasks of a user's oneTBB arena, over TCP and
-// the in-process pair; and the refusals (threads, IPP, two operations at
-// once).
+// the in-process pair, their runs' four workers per party too; four
+// workers per party on sessions' own arenas when oneTBB may start no
+// worker; and the refusals (threads, IPP, two operations at once).
 #include "exception_text.hpp"
+#include "memory_sessions.hpp"
+
+#include "../examples/apps.hpp"
 
 #include <tandem/async.hpp>
+#include <tandem/detail/owned_thread.hpp>
 #include <tandem/net/suspend.hpp>
 #include <tandem/tandem.hpp>
 
@@ -19,6 +24,8 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
@@ -316,6 +323,121 @@ TEST_CASE("async.both_parties_of_blocking_sessions_run_as_tasks_of_a_users_one_t
         CHECK(alice_products == expected);
         CHECK(bob_products == expected);
     }
+}
+
+/// Both parties of biomatch and mexp with four workers each, over TCP or
+/// the in-process pair (three extra links per party); `launch(alice, bob)`
+/// runs the two parties' bodies and returns when both are done. Checks the
+/// results against plaintext, that the runs took less than the links'
+/// deadline, and returns the most threads tandem itself had started at once
+/// (detail::threads_running) while they ran.
+int four_workers_per_party(bool tcp, const std::function<void(std::function<void()>, std::function<void()>)>& launch) {
+    INFO((tcp ? "tcp" : "in-process pair"));
+    const auto bio = apps::biomatch_circuit<6, 2>();
+    const auto mexp = apps::mexp_circuit<4>();
+    CHECK_FALSE(exec::make_plan(bio, 4).one_worker);
+    CHECK_FALSE(exec::make_plan(mexp, 4).one_worker);
+    const std::uint64_t seed = 5401;
+    INFO("seed " << seed);
+    const auto bio_in = apps::make_biomatch_inputs<6, 2>(seed);
+    const auto mexp_in = apps::make_mexp_inputs<4>(seed);
+    test::wiring w = tcp ? test::make_tcp_wiring(3) : test::make_wiring(3);
+    session_options o = test::with_threads(4);
+    o.timeout = 20s;
+    std::exception_ptr alice_error, bob_error;
+    std::uint64_t alice_bio = 0, bob_bio = 0;
+    std::uint32_t alice_mexp = 0, bob_mexp = 0;
+    std::atomic<bool> done{false};
+    std::atomic<int> own_threads{0};
+    std::thread watch([&] {
+        while (!done.load()) {
+            own_threads.store(std::max(own_threads.load(), detail::threads_running().load()));
+            std::this_thread::sleep_for(100us);
+        }
+    });
+    const auto started = std::chrono::steady_clock::now();
+    launch(
+        [&] {
+            try {
+                session s(party::alice, std::move(w.main_a), o, test::opener_of(std::move(w.links_a)));
+                alice_bio = s.run(bio, bio_in.db);
+                alice_mexp = s.run(mexp, mexp_in.bases);
+            } catch (...) {
+                alice_error = std::current_exception();
+            }
+        },
+        [&] {
+            try {
+                session s(party::bob, std::move(w.main_b), o, test::opener_of(std::move(w.links_b)));
+                bob_bio = s.run(bio, bio_in.sample);
+                bob_mexp = s.run(mexp, mexp_in.exps);
+            } catch (...) {
+                bob_error = std::current_exception();
+            }
+        });
+    done = true;
+    watch.join();
+    if (alice_error) FAIL("alice: " << message_of(alice_error));
+    if (bob_error) FAIL("bob: " << message_of(bob_error));
+    CHECK(std::chrono::steady_clock::now() - started < o.timeout);
+    CHECK(alice_bio == apps::biomatch_plain<6, 2>(bio_in.db, bio_in.sample));
+    CHECK(bob_bio == alice_bio);
+    CHECK(alice_mexp == apps::mexp_plain<4>(mexp_in.bases, mexp_in.exps));
+    CHECK(bob_mexp == alice_mexp);
+    return own_threads.load();
+}
+
+TEST_CASE("async.four_workers_per_party_run_on_one_thread_of_a_users_arena") {
+    // Both parties as two tasks of a user's one-thread arena: the
+    // executor's tasks join that arena (exec/workers_impl.hpp) and suspend
+    // where they wait. A task that blocked would stall the one thread until
+    // the links' deadline. tandem starts no thread of its own for them.
+    for (const bool tcp : {false, true}) {
+        const int own_threads = four_workers_per_party(tcp, [](std::function<void()> alice, std::function<void()> bob) {
+            tbb::task_arena arena(1, 1);
+            arena.execute([&] {
+                tbb::task_group both;
+                both.run(alice);
+                both.run(bob);
+                both.wait();
+            });
+        });
+        CHECK(own_threads == 0);
+    }
+}
+
+TEST_CASE("async.four_workers_per_party_on_their_sessions_arenas_when_onetbb_may_start_no_worker") {
+    // Each party on a thread of its own, its session's workers on the
+    // session's arena — where a waiting task blocks its thread unless another
+    // task of the arena is ready (detail/thread_demand.hpp). A user's limit
+    // of one thread leaves each arena its caller alone: every wait there has
+    // three ready tasks behind it, and must suspend for them to run.
+    const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    for (const bool tcp : {true, false}) {
+        four_workers_per_party(tcp, [](std::function<void()> alice, std::function<void()> bob) {
+            std::thread b(bob);
+            alice();
+            b.join();
+        });
+    }
+}
+
+TEST_CASE("async.a_sessions_arena_adds_its_workers_to_onetbbs_limit_while_it_lives") {
+    // A session's waiting tasks may block their threads, as its dedicated
+    // threads did: it brings them (detail/worker_budget.hpp), and takes them
+    // back when it goes.
+    const auto limit = [] { return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism); };
+    const std::size_t before = limit();
+    {
+        exec::workers four(4);  // (a session with threads = 4 makes one at its first run that needs it)
+        CHECK(limit() == std::max(before, static_cast<std::size_t>(tbb::info::default_concurrency()) + 3));
+        {
+            exec::workers two(2);
+            CHECK(limit() == std::max(before, static_cast<std::size_t>(tbb::info::default_concurrency()) + 4));
+        }
+        CHECK(limit() == std::max(before, static_cast<std::size_t>(tbb::info::default_concurrency()) + 3));
+    }
+    CHECK(limit() == before);
 }
 
 TEST_CASE("async.a_thread_that_left_an_arena_blocks_where_it_waits") {

@@ -160,6 +160,7 @@ public:
     void close() noexcept override { inner_->close(); }
     void interrupt() noexcept override { inner_->interrupt(); }
     bool peer_on_this_host() const noexcept override { return inner_->peer_on_this_host(); }
+    bool waits_suspend() const noexcept override { return inner_->waits_suspend(); }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char*) override {

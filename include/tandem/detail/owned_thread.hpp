@@ -1,15 +1,15 @@
 // tandem/detail/owned_thread.hpp — the threads tandem starts, counted.
 //
-// A session's worker threads and a pipelined stream's runner are
-// owned_threads: a std::thread that counts itself in `threads_running()`
+// The threads tandem starts itself — a stage's tasks where they cannot
+// suspend (exec/workers_impl.hpp), an IPP run's second world, a pipelined
+// stream's runner — are owned_threads: a std::thread that counts itself in `threads_running()`
 // from its start until it is joined. Every owner joins in its destructor, so
 // the count is 0 whenever no session or stream is alive; a value above 0 then
 // means an owner was never destroyed (a leak). The fault matrix
 // (tests/faults.cpp) checks exactly that after every injected failure:
 // counting the process's threads cannot tell a leaked thread from one a
-// library in the same process started and keeps (oneTBB's pool, when tandem
-// used it, grew mid-matrix under ThreadSanitizer and lived as long as the
-// process).
+// library in the same process started and keeps (oneTBB's pool, which runs
+// the sessions' arenas, lives as long as the process).
 #pragma once
 
 #include <atomic>

@@ -1,40 +1,39 @@
-// tandem/exec/executor.hpp — runs a plan on the session's worker threads.
+// tandem/exec/executor.hpp — runs a plan on the session's workers.
 //
 // The plan's steps run one after another: a sequential step is one task (on
-// worker 0; its wide levels fan out to the other workers, FGP), a region step
-// one task per worker (its part of the instances). A step's tasks start when
-// every task of the step before has finished: the steps share one label
-// array whose slots are reused step after step (circuit/layout.hpp), so a
-// step depends on its predecessor through data and through slot reuse alike.
-// Within a step nothing is shared but reads: instances write disjoint slots.
-// The dependencies are thus a chain of stages, and the executor is a loop
-// that hands each stage's tasks to their workers and waits for them all (a
-// flow graph of one node per task, as this was until issue 29, expressed the
-// same chain at ~2 s of every including program's compile time).
+// the calling thread; its wide levels fan out to the other workers, FGP), a
+// region step one task per worker (its part of the instances). A step's
+// tasks start when every task of the step before has finished: the steps
+// share one label array whose slots are reused step after step
+// (circuit/layout.hpp), so a step depends on its predecessor through data
+// and through slot reuse alike. Within a step nothing is shared but reads:
+// instances write disjoint slots. The dependencies are thus a chain of
+// stages, and the executor is a loop that runs each stage's tasks on
+// oneTBB (`workers`) and waits for them all.
 //
-// Tasks block on sockets, so each worker's tasks run on a thread of their
-// own: worker 0's on the calling thread, the others' on exec::workers' (a
-// pool of fewer threads than blocked tasks could not promise that the tasks
-// which would unblock them ever run).
+// Tasks wait for their peer on sockets. A task may suspend there instead of
+// blocking its thread (net/suspend.hpp), so the stage's tasks need not each
+// have a thread — the peer's tasks may run in any order on any number of
+// threads; it blocks where that costs no other task its thread (see
+// `workers`). A stage of one task (a sequential step, a boundary, a
+// one-worker run) runs on the calling thread outside any arena and blocks it
+// while it waits, as a small run's latency wants.
 // With IPP (exec/ipp_plan.hpp) the plan also has boundaries, where the
-// `boundary` hook runs on worker 0 between two steps: there the session
-// re-shares wires between the worlds (session/ipp.hpp).
+// `boundary` hook runs on the calling thread between two steps: there the
+// session re-shares wires between the worlds (session/ipp.hpp).
 // The first task to fail records its exception and calls `interrupt`, which
-// makes every other blocked task fail at once instead of at its deadline;
+// makes every other waiting task fail at once instead of at its deadline;
 // no stage starts after a failure, and the first exception is rethrown
 // when the stage running has drained.
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>
-#include <tandem/detail/owned_thread.hpp>
+#include <tandem/detail/linkage.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -42,7 +41,6 @@
 #include <mutex>
 #include <optional>
 #include <span>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -85,116 +83,58 @@ private:
 
 }  // namespace detail
 
-/// One thread per worker, kept for many runs (a session owns one). Worker w's
-/// jobs run on thread w in the order posted.
+/// How a plan's tasks wait for their peer: by suspending (every link's
+/// waits do, net::channel::waits_suspend, or the tasks never wait on a
+/// link), or by blocking their thread.
+enum class task_waits { suspend, block };
+
+/// Where a plan's tasks run. Tasks that can suspend run on a oneTBB arena of
+/// n threads (the caller and n - 1 of oneTBB's workers, which the session
+/// adds to the process's limit while it lives: detail/worker_budget.hpp),
+/// made once per session and kept for its runs — or, when the caller is
+/// itself a oneTBB task (a user's program), on the caller's arena, so that
+/// the program and tandem share one pool of threads. A task of the
+/// session's arena that waits for its peer blocks its thread while no other
+/// task of the arena needs one, and suspends when one does
+/// (detail/thread_demand.hpp); in a user's arena it always suspends
+/// (net/suspend.hpp). Either way no task can keep another from running,
+/// whatever the number of threads. Tasks that cannot suspend (a transport
+/// that cannot: remote workers' MPI links, a user's channel) each get a
+/// thread of their own, started for the stage: a blocked task cannot give
+/// its thread to the task that would unblock it.
+/// Definitions: exec/workers_impl.hpp.
 class workers {
 public:
-    explicit workers(std::uint32_t n) {
-        for (std::uint32_t w = 0; w < n; ++w) {
-            threads_.push_back(std::make_unique<thread>());
-            thread& t = *threads_.back();
-            t.t = tandem::detail::owned_thread([&t] { t.loop(); });
-        }
-    }
+    explicit workers(std::uint32_t n, task_waits waits = task_waits::suspend);
     workers(const workers&) = delete;
     workers& operator=(const workers&) = delete;
-    ~workers() {
-        for (auto& t : threads_) {
-            {
-                std::lock_guard lock(t->m);
-                t->stop = true;
-            }
-            t->cv.notify_one();
-            t->t.join();
-        }
-    }
-    std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(threads_.size()); }
+    ~workers();
+    std::uint32_t size() const noexcept { return n_; }
 
-    /// Runs job on worker w's thread (job must not throw).
-    void post(std::uint32_t w, std::function<void()> job) {
-        thread& t = *threads_[w];
-        {
-            std::lock_guard lock(t.m);
-            t.jobs.push_back(std::move(job));
-            t.pending.store(true, std::memory_order_release);
-        }
-        t.cv.notify_one();
-    }
-
-    /// Runs f(k) for k in [0, n) on workers 0..n-1 at once (f must not
-    /// throw); returns when all are done. The caller must be none of them
-    /// except worker 0, which it runs itself. FGP calls this once per wide
-    /// level, so the hand-off is a spin on an atomic, not a sleep.
-    template <class F>
-    void run_on_each(std::uint32_t n, F&& f) {
-        std::atomic<std::uint32_t> left{n - 1};
-        for (std::uint32_t k = 1; k < n; ++k)
-            post(k, [&, k] {
-                f(k);
-                left.fetch_sub(1, std::memory_order_acq_rel);
-            });
-        f(0);
-        while (left.load(std::memory_order_acquire) != 0) pause();
-    }
-
-    /// How long an idle worker polls for its next job before it sleeps. Steps
-    /// and FGP levels follow each other within microseconds, and waking a
-    /// sleeping thread costs ~25 µs on the 2-core development VM (measured:
-    /// FGP with sleeping helpers spent 50 µs per level).
-    static constexpr std::chrono::microseconds poll_before_sleep{200};
+    /// Runs f(k) for k in [0, n) at once (f must not throw); returns when
+    /// all are done. n ≤ size(). One call per stage of several tasks and
+    /// per wide level (FGP).
+    void run_on_each(std::uint32_t n, const std::function<void(std::uint32_t)>& f);
 
 private:
-    static void pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield");
-#else
-        std::this_thread::yield();
-#endif
-    }
-
-    struct thread {
-        tandem::detail::owned_thread t;
-        std::mutex m;
-        std::condition_variable cv;
-        std::deque<std::function<void()>> jobs;
-        std::atomic<bool> pending{false};  // jobs is not empty (read without the lock while polling)
-        bool stop = false;
-        void loop() {
-            for (;;) {
-                const auto idle_since = std::chrono::steady_clock::now();
-                for (unsigned spins = 0; !pending.load(std::memory_order_acquire); ++spins)
-                    if (spins % 64 == 0 && std::chrono::steady_clock::now() - idle_since > poll_before_sleep) break;
-                    else pause();
-                std::function<void()> job;
-                {
-                    std::unique_lock lock(m);
-                    cv.wait(lock, [&] { return stop || !jobs.empty(); });
-                    if (jobs.empty()) return;
-                    job = std::move(jobs.front());
-                    jobs.pop_front();
-                    pending.store(!jobs.empty(), std::memory_order_relaxed);
-                }
-                job();
-            }
-        }
-    };
-    std::vector<std::unique_ptr<thread>> threads_;
+    struct impl;
+    std::uint32_t n_;
+    task_waits waits_;
+    std::unique_ptr<impl> impl_;
 };
 
 /// Runs every step of c as the plan says. cores[w] is worker w's engine
 /// (a gc::garbler_core or gc::evaluator_core, bound to link w); `label`
 /// holds the circuit's slots with its inputs in front; `first_and` offsets
-/// all tweaks. `interrupt` is called once if any task fails. `pool` has at
-/// least p.workers threads (unused when p.one_worker: then the calling
+/// all tweaks. `interrupt` is called once if any task fails. `pool` runs at
+/// least p.workers tasks at once (unused when p.one_worker: then the calling
 /// thread runs everything). Not a template: the cores are called per run of
 /// levels, per FGP part and per region part, never per gate.
 inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* const> cores,
                     gc::detail::label_array& label, std::uint64_t first_and, workers& pool,
                     std::function<void()> interrupt = {}, const std::function<void(std::size_t)>& boundary = {}) {
-    if (cores.size() != p.workers || (!p.one_worker && pool.size() < p.workers))
-        tandem::detail::internal_error("executor: one core and one thread per worker expected");
+    if (cores.size() != p.workers || pool.size() < p.workers)
+        tandem::detail::internal_error("executor: one core per worker and a pool for them all expected");
     if (!p.hooks.empty() && !boundary) tandem::detail::internal_error("executor: an IPP plan needs a boundary hook");
     detail::failure fail(std::move(interrupt));
 
@@ -232,50 +172,28 @@ inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* co
         cores[w]->flush();
     };
 
-    // A stage: worker 0's task runs on the calling thread (a sequential step
-    // or a boundary is then no hand-off at all; with one worker, nothing
-    // is), the others' on their workers' threads, and the stage ends when all
-    // are done. The count is
-    // guarded by a mutex and the last task notifies under it, so the waiter
-    // cannot return, and the count go out of scope, while a task still uses
-    // it.
-    std::mutex m;
-    std::condition_variable cv;
-    std::size_t left = 0;
-    std::vector<std::pair<std::uint32_t, std::function<void()>>> stage;
+    // A stage: its first task runs on the calling thread (a sequential step
+    // or a boundary is then no hand-off at all), the others as tasks of the
+    // pool, and the stage ends when all are done.
+    std::vector<std::function<void()>> stage;
     const auto run_stage = [&] {
-        std::function<void()> mine;
-        {
-            std::lock_guard lock(m);
-            left = 0;
-            for (const auto& task : stage) left += task.first != 0;
-        }
-        for (auto& [w, body] : stage) {
-            if (w == 0) {
-                mine = std::move(body);
-                continue;
-            }
-            pool.post(w, [&, body = std::move(body)] {
-                fail.guard(body);
-                std::lock_guard lock(m);
-                if (--left == 0) cv.notify_one();
-            });
+        if (stage.size() == 1) {
+            fail.guard(stage[0]);
+        } else if (!stage.empty()) {
+            pool.run_on_each(static_cast<std::uint32_t>(stage.size()), [&](std::uint32_t k) { fail.guard(stage[k]); });
         }
         stage.clear();
-        if (mine) fail.guard(mine);
-        std::unique_lock lock(m);
-        cv.wait(lock, [&] { return left == 0; });
     };
     const std::size_t n_steps = c.steps.size();
     for (std::size_t s = 0; s <= n_steps && !fail.happened(); ++s) {
         if (p.hooked(s)) {
-            stage.emplace_back(0, [&, s] { boundary(s); });
+            stage.emplace_back([&, s] { boundary(s); });
             run_stage();
             if (fail.happened()) break;
         }
         if (s == n_steps) break;
         if (c.steps[s].kind == step_kind::sequential) {
-            if (p.steps[s].here) stage.emplace_back(0, [&, s] { run_sequential(c.steps[s]); });
+            if (p.steps[s].here) stage.emplace_back([&, s] { run_sequential(c.steps[s]); });
         } else {
             const region_data& r = c.regions[c.steps[s].region];
             const step_plan& sp = p.steps[s];
@@ -286,7 +204,7 @@ inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* co
                     fail.guard([&] {
                         cores[w]->hand_over(r, part.begin, part.end, label, first_and + sp.instance_first_and[part.begin]);
                     });
-                stage.emplace_back(w, [&, s, w] { run_part(s, w); });
+                stage.emplace_back([&, s, w] { run_part(s, w); });
             }
             if (fail.happened()) break;
         }
@@ -297,7 +215,7 @@ inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* co
 
 namespace detail {
 /// Makes one core per worker with make(w), runs the plan on them (on `pool`,
-/// or on threads made for this call), and wipes the labels if it fails.
+/// or on threads started for the call), and wipes the labels if it fails.
 inline void run_cores(const plan& p, const circuit_data& c,
                       const std::function<std::unique_ptr<gc::core>(std::uint32_t)>& make,
                       gc::detail::label_array& label, std::uint64_t first_and, workers* pool,
@@ -309,8 +227,8 @@ inline void run_cores(const plan& p, const circuit_data& c,
         ptrs.push_back(cores.back().get());
     }
     try {
-        std::optional<workers> own;
-        if (pool == nullptr) pool = &own.emplace(p.one_worker ? 0 : p.workers);
+        std::optional<workers> own;  // (its sinks are the caller's: they may block)
+        if (pool == nullptr) pool = &own.emplace(p.workers, task_waits::block);
         execute(p, c, std::span<gc::core* const>(ptrs), label, first_and, *pool, std::move(interrupt), boundary);
     } catch (...) {
         tandem::detail::wipe_all(label);
@@ -362,3 +280,7 @@ std::vector<block> evaluate(const plan& p, const circuit<>& circ, block hash_sta
 }  // namespace tandem::exec
 
 TANDEM_CRYPTO_END
+
+#ifndef TANDEM_SEPARATE_COMPILATION
+#include <tandem/exec/workers_impl.hpp>
+#endif

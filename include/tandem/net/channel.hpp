@@ -143,6 +143,14 @@ public:
     /// session_options::pipeline_streams). A transport that cannot tell says no.
     virtual bool peer_on_this_host() const noexcept { return false; }
 
+    /// Whether a call that waits, made from a oneTBB task, suspends the task
+    /// and lets its thread run others (net/suspend.hpp) rather than blocking
+    /// the thread. The executor runs a run's tasks on oneTBB only when all
+    /// its links say so (exec/executor.hpp); otherwise each task gets a
+    /// thread of its own, which a blocking wait needs. TCP, sealed links over
+    /// TCP and the in-process pair do; a transport that cannot says no.
+    virtual bool waits_suspend() const noexcept { return false; }
+
     /// Frees the channel's buffers — and those of the layers beneath it —
     /// when they hold nothing (nothing queued to send, nothing read ahead);
     /// the next call that needs one allocates it again. For a session that

@@ -63,6 +63,7 @@ public:
     }
     void interrupt() noexcept override { close(); }
     bool peer_on_this_host() const noexcept override { return true; }
+    bool waits_suspend() const noexcept override { return true; }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char* op) override {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <tandem/detail/thread_bound.hpp>
+#include <tandem/detail/thread_demand.hpp>
 #include <tandem/net/channel.hpp>
 
 #include <asio/error.hpp>
@@ -47,22 +48,48 @@ inline bool can_suspend() noexcept {
     return tandem::detail::thread_bound == 0 && tbb::task::current_context() != nullptr;
 }
 
+/// A task's suspension as its arena sees it (detail/thread_demand.hpp): the
+/// task leaves its thread, and once resumed it is a ready task waiting for a
+/// thread of its arena until it runs again — perhaps on another thread.
+class leaving_thread {
+public:
+    leaving_thread() noexcept : demand_(tandem::detail::current_demand) { tandem::detail::current_demand = nullptr; }
+    ~leaving_thread() {
+        if (demand_) demand_->taken();
+        tandem::detail::current_demand = demand_;
+    }
+    leaving_thread(const leaving_thread&) = delete;
+    leaving_thread& operator=(const leaving_thread&) = delete;
+    /// Resumes the task (once).
+    void resume(tbb::task::suspend_point task) const noexcept {
+        if (demand_) demand_->ready();
+        tbb::task::resume(task);
+    }
+
+private:
+    tandem::detail::thread_demand* demand_;
+};
+
 /// Suspends the calling task until start(handler)'s operation completes or
 /// `timeout` passes. Both the operation and `timer` run on `executor` (one
 /// strand: their handlers never run at once); cancel() stops the operation
-/// when the timer fires first. Returns the operation's error code, or
-/// nothing when the timeout passed first. Call only where can_suspend().
-template <class Executor, class Start, class Cancel>
+/// when the timer fires first, and finished() runs there once both have
+/// completed, before the task resumes. Returns the operation's error code,
+/// or nothing when the timeout passed first. Call only where can_suspend().
+template <class Executor, class Start, class Cancel, class Finished>
 std::optional<asio::error_code> suspend_until(const Executor& executor, asio::steady_timer& timer,
-                                              clock::duration timeout, Start start, Cancel cancel) {
+                                              clock::duration timeout, Start start, Cancel cancel, Finished finished) {
     struct state {
         tbb::task::suspend_point task{};
         int pending = 2;
         bool done = false, timed_out = false;
         asio::error_code ec;
+        leaving_thread leaving;
     } st;
-    const auto finish = [&st] {
-        if (--st.pending == 0) tbb::task::resume(st.task);  // (st is not touched after this)
+    const auto finish = [&st, finished] {
+        if (--st.pending != 0) return;
+        finished();
+        st.leaving.resume(st.task);  // (st is not touched after this)
     };
     tbb::task::suspend([&](tbb::task::suspend_point task) {
         st.task = task;
@@ -98,6 +125,8 @@ public:
     /// Suspends the calling task until wake() or `timeout` (then
     /// timed_out()). Call only where can_suspend(), with `self` this object.
     void suspend(const std::shared_ptr<suspended_wait>& self, clock::duration timeout) {
+        const leaving_thread leaving;
+        leaving_ = &leaving;
         tbb::task::suspend([&](tbb::task::suspend_point task) {
             point_ = task;
             asio::post(timer_.get_executor(), [self, timeout] {
@@ -109,7 +138,7 @@ public:
             // A wake before this point could not resume the task (it had no
             // point yet): then it is resumed here.
             int expected = setting_up;
-            if (!state_.compare_exchange_strong(expected, suspended)) tbb::task::resume(task);
+            if (!state_.compare_exchange_strong(expected, suspended)) leaving.resume(task);
         });
         asio::post(timer_.get_executor(), [self] { self->timer_.cancel(); });  // (its handler then does nothing)
     }
@@ -122,12 +151,13 @@ private:
     void wake(int why) noexcept {
         for (int s = state_.load(std::memory_order_acquire); s < woken;)
             if (state_.compare_exchange_weak(s, why, std::memory_order_acq_rel)) {
-                if (s == suspended) tbb::task::resume(point_);
+                if (s == suspended) leaving_->resume(point_);
                 return;
             }
     }
     asio::steady_timer timer_;
     tbb::task::suspend_point point_{};
+    const leaving_thread* leaving_ = nullptr;  // (set before point_, by the task)
     std::atomic<int> state_{setting_up};
 };
 

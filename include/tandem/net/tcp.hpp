@@ -52,6 +52,7 @@ public:
     /// waiting on it wakes and fails instead of touching a reused descriptor.
     void interrupt() noexcept override;
     bool peer_on_this_host() const noexcept override;
+    bool waits_suspend() const noexcept override { return true; }
 
 protected:
     void write_all(const std::byte* p, std::size_t n, const char* op) override;

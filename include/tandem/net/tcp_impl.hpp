@@ -10,9 +10,12 @@
 // then one async_wait is run on the io_context until it completes or the
 // channel's timeout passes. Connecting and accepting are one asynchronous
 // operation each, run the same way until their deadline. A wait from a
-// oneTBB task (a region task of the executor, a session run inside a
-// user's task) suspends the task instead, after the same polling: the
-// socket is watched from tandem's background I/O thread (net/suspend.hpp).
+// oneTBB task suspends the task instead, after the same polling — the
+// socket is then watched from tandem's background I/O thread
+// (net/suspend.hpp) — unless the task is one of a session's own arena
+// (exec/workers_impl.hpp) that no other task of the arena waits for: that
+// one blocks its thread, with one wake-up when the peer's bytes arrive
+// (detail/thread_demand.hpp).
 // A socket of an asynchronous session (tandem/async.hpp) has no io_context
 // of its own: it lives on the user's, and its waits are its async_waits'
 // (net/tcp_socket.hpp).
@@ -88,6 +91,29 @@ inline bool became_ready(int fd, bool for_write) noexcept {
     return false;
 }
 
+/// How a wait that blocks a task of tandem's own arena ended.
+enum class blocked_wait { ready, timed_out, wanted, failed };
+
+/// Blocks until fd is ready (or closed), `deadline` passes, or a ready task
+/// of the arena wants a thread (`demand`, detail/thread_demand.hpp): then
+/// the caller suspends instead and its thread runs that task.
+inline blocked_wait block_unless_wanted(int fd, bool for_write, const tandem::detail::thread_demand& demand,
+                                        clock::time_point deadline, int& err) noexcept {
+    pollfd p[2] = {{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {demand.fd(), POLLIN, 0}};
+    for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
+        if (left <= 0) return blocked_wait::timed_out;
+        const int r = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1 << 30)));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            err = errno;
+            return blocked_wait::failed;
+        }
+        if (p[0].revents != 0) return blocked_wait::ready;  // the next read or write says which
+        if (p[1].revents != 0) return blocked_wait::wanted;
+    }
+}
+
 /// same_host on parsed addresses.
 inline bool same_host_ip(const asio::ip::address& mine, const asio::ip::address& peer) {
     const auto as_v6 = [](const asio::ip::address& a) {
@@ -126,7 +152,6 @@ TANDEM_INLINE tcp_channel::tcp_channel(std::unique_ptr<detail::tcp_socket> socke
 TANDEM_INLINE tcp_channel::~tcp_channel() = default;
 
 TANDEM_INLINE void tcp_channel::close() noexcept {
-    if (s_->view) s_->view->forget();  // before the descriptor is closed (and its number reused)
     asio::error_code ignored;
     s_->socket.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     s_->socket.close(ignored);
@@ -183,24 +208,13 @@ TANDEM_INLINE std::size_t tcp_channel::read_some(std::byte* p, std::size_t min, 
 
 TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
     asio::ip::tcp::socket& s = s_->socket;
+    const int fd = s.native_handle();
     std::optional<asio::error_code> r;
     if (s_->waits) {
         r = s_->waits->wait(*s_, for_write, timeout());
-    } else if (detail::became_ready(s.native_handle(), for_write)) {
+    } else if (detail::became_ready(fd, for_write)) {
         return;
-    } else if (detail::can_suspend()) {
-        if (!s_->view)
-            s_->view = std::make_unique<detail::tcp_socket::background_view>(detail::background().running(),
-                                                                             s.native_handle());
-        asio::posix::stream_descriptor& d = s_->view->descriptor;
-        const auto what = for_write ? asio::posix::descriptor_base::wait_write : asio::posix::descriptor_base::wait_read;
-        r = detail::suspend_until(
-            d.get_executor(), s_->view->timer, timeout(), [&d, what](auto handler) { d.async_wait(what, std::move(handler)); },
-            [&d] {
-                asio::error_code ignored;
-                d.cancel(ignored);
-            });
-    } else {
+    } else if (!detail::can_suspend()) {
         const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
         r = detail::run_one(
             *s_->own, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },
@@ -208,6 +222,31 @@ TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
                 asio::error_code ignored;
                 s.cancel(ignored);
             });
+    } else {
+        // A task. Of a session's own arena: it blocks its thread unless
+        // another task of the arena wants one (detail/thread_demand.hpp).
+        const clock::time_point deadline = clock::now() + timeout();
+        if (const tandem::detail::thread_demand* demand = tandem::detail::current_demand) {
+            int err = 0;
+            switch (detail::block_unless_wanted(fd, for_write, *demand, deadline, err)) {
+            case detail::blocked_wait::ready: return;
+            case detail::blocked_wait::timed_out: fail_deadline(op);
+            case detail::blocked_wait::failed: fail(op, asio::error_code(err, asio::error::get_system_category()).message());
+            case detail::blocked_wait::wanted: break;
+            }
+        }
+        // Suspended: the descriptor is watched from the background I/O thread.
+        detail::background_view view(detail::background().running(), fd);
+        asio::posix::stream_descriptor& d = view.descriptor;
+        const auto what = for_write ? asio::posix::descriptor_base::wait_write : asio::posix::descriptor_base::wait_read;
+        r = detail::suspend_until(
+            d.get_executor(), view.timer, std::max<clock::duration>(deadline - clock::now(), clock::duration::zero()),
+            [&d, what](auto handler) { d.async_wait(what, std::move(handler)); },
+            [&d] {
+                asio::error_code ignored;
+                d.cancel(ignored);
+            },
+            [&view] { view.forget(); });
     }
     if (!r) fail_deadline(op);
     if (*r) fail(op, r->message());  // ready otherwise, or closed: the next read or write says which

@@ -49,22 +49,24 @@ struct tcp_socket {
     std::optional<asio::steady_timer> timer;  // an asynchronous socket's deadline
     async_waits* waits = nullptr;
 
-    /// A blocking socket's descriptor seen from tandem's background I/O
-    /// thread (net/suspend.hpp), for the waits of a oneTBB task that uses
-    /// it: made at the first such wait. It does not own the descriptor
-    /// (released, not closed, when it goes: before the socket closes).
-    struct background_view {
-        background_view(asio::io_context& io, int fd) : descriptor(io, fd), timer(io) {}
-        background_view(const background_view&) = delete;
-        background_view& operator=(const background_view&) = delete;
-        ~background_view() { forget(); }
-        void forget() noexcept {
-            if (descriptor.is_open()) (void)descriptor.release();
-        }
-        asio::posix::stream_descriptor descriptor;
-        asio::steady_timer timer;
-    };
-    std::unique_ptr<background_view> view;  // (after `socket`: goes first)
+};
+
+/// A blocking socket's descriptor seen from tandem's background I/O thread
+/// (net/suspend.hpp), for one suspended wait of a oneTBB task that uses it.
+/// It never owns the descriptor: it is released, not closed, as soon as the
+/// wait is over — on the background thread, before the task resumes — since
+/// a registered descriptor would wake that thread at every segment the
+/// socket receives from then on.
+struct background_view {
+    background_view(asio::io_context& io, int fd) : descriptor(io, fd), timer(io) {}
+    background_view(const background_view&) = delete;
+    background_view& operator=(const background_view&) = delete;
+    ~background_view() { forget(); }
+    void forget() noexcept {
+        if (descriptor.is_open()) (void)descriptor.release();
+    }
+    asio::posix::stream_descriptor descriptor;
+    asio::steady_timer timer;
 };
 
 struct tcp_acceptor {

@@ -6,6 +6,7 @@
 
 #include <tandem/async.hpp>
 #include <tandem/detail/linkage.hpp>
+#include <tandem/detail/worker_budget.hpp>
 #include <tandem/net/refusal.hpp>
 #include <tandem/net/suspend.hpp>
 #include <tandem/net/tcp.hpp>
@@ -20,7 +21,6 @@
 #include <asio/strand.hpp>
 #include <asio/write.hpp>
 
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <poll.h>
@@ -67,7 +67,8 @@ struct arena_waits final : net::detail::async_waits {
             [&s] {
                 asio::error_code ignored;
                 s.socket.cancel(ignored);
-            });
+            },
+            [] {});
     }
 };
 
@@ -86,18 +87,15 @@ inline void check_async_options(const session_options& o, const char* where) {
 }  // namespace detail
 
 struct async_runtime::impl {
-    impl(asio::io_context& context, unsigned workers) : io(context), threads(workers) {
-        // The arena reserves no slot for external threads, so all `threads`
-        // slots are workers'; oneTBB starts at most hardware threads - 1
-        // workers unless told otherwise, which this raises while it lives.
-        if (tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) < threads + 1)
-            parallelism.emplace(tbb::global_control::max_allowed_parallelism, threads + 1);
+    // The arena reserves no slot for external threads: all `threads` slots
+    // are oneTBB workers', which the runtime adds to the process's limit.
+    impl(asio::io_context& context, unsigned workers) : io(context), threads(workers), budget(workers) {
         arena.initialize(static_cast<int>(threads), 0);
     }
 
     asio::io_context& io;
     unsigned threads;
-    std::optional<tbb::global_control> parallelism;
+    tandem::detail::worker_budget budget;
     tbb::task_arena arena;
     detail::arena_waits waits;
 };

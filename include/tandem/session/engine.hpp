@@ -61,6 +61,7 @@
 #include <tandem/session/options.hpp>
 #include <tandem/session/remote_workers.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -243,7 +244,7 @@ public:
         plan_for_run(c);
         if (p_.ipp) return run_ipp(c, *ipp_plan_, labels);
         const exec::plan& p = plan_;
-        if (!p.one_worker && !pool_) pool_.emplace(p_.threads);  // made once; its threads idle between runs
+        if (!p.one_worker && !pool_) pool_.emplace(p_.threads, task_waits_on(p_.links));  // made once, for every run
         // One worker: the outputs follow the tables on the main link at
         // once, and open() sends both.
         run_cores(c.data(), p, labels, /*main_link_flushed_by_open=*/p.one_worker);
@@ -266,7 +267,7 @@ public:
         if (p_.threads > 1) {
             p = make_plan(c);
             if (p->one_worker) p.reset();
-            else if (!pool_) pool_.emplace(p_.threads);
+            else if (!pool_) pool_.emplace(p_.threads, task_waits_on(p_.links));
         }
         if (p) {
             run_cores(c.data(), *p, labels);
@@ -384,6 +385,13 @@ private:
                                    !p_.remote);
     }
 
+    /// How the workers' tasks on `links` wait: they suspend when every link
+    /// can (net::channel::waits_suspend) and no worker is in another process.
+    exec::task_waits task_waits_on(std::span<net::channel* const> links) const noexcept {
+        const bool all = std::all_of(links.begin(), links.end(), [](const net::channel* l) { return l->waits_suspend(); });
+        return all && !p_.remote ? exec::task_waits::suspend : exec::task_waits::block;
+    }
+
     /// The plan's workers on this party's links, worker w on link w — or,
     /// for w ≥ 1 with remote workers, its stand-in, its tables on its own link.
     void run_cores(const circuit_data& c, const exec::plan& p, gc::detail::label_array& labels,
@@ -410,13 +418,13 @@ private:
     /// Alice's own world for her, the world Bob evaluates for him.
     void run_ipp(const circuit<>& circ, const exec::ipp_plan& plan, gc::detail::label_array& labels) {
         const exec::world mine = garbler() ? exec::world::alice : exec::world::bob;
-        // Pools are made once; their threads idle between runs.
-        if (!plan.worlds[exec::index(mine)].one_worker && !pool_) pool_.emplace(p_.threads);
-        if (!plan.worlds[exec::index(exec::other(mine))].one_worker && !peer_pool_) peer_pool_.emplace(p_.threads);
-        if (!side_) side_.emplace(1);
+        // Pools are made once, for every run.
+        if (!plan.worlds[exec::index(mine)].one_worker && !pool_) pool_.emplace(p_.threads, task_waits_on(p_.links));
+        if (!plan.worlds[exec::index(exec::other(mine))].one_worker && !peer_pool_)
+            peer_pool_.emplace(p_.threads, task_waits_on(p_.bob_links));
         std::array<exec::workers*, 2> pools{pool_ ? &*pool_ : nullptr, peer_pool_ ? &*peer_pool_ : nullptr};
         if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
-        ipp_run r{plan, {p_.links, p_.bob_links}, pools, *side_, *p_.sender, *p_.receiver, p_.delta, mine, p_.cores,
+        ipp_run r{plan, {p_.links, p_.bob_links}, pools, *p_.sender, *p_.receiver, p_.delta, mine, p_.cores,
                   first_and_, p_.remote};
         const circuit_data& c = circ.data();
         gc::detail::label_array other(c.slot_count);
@@ -440,9 +448,8 @@ private:
     block hash_start_{};
     std::uint64_t opened_ = 0;  // outputs opened in this run so far: the output hashes' index
     std::vector<std::unique_ptr<gc::channel_source>> sources_;
-    std::optional<exec::workers> pool_;       // a thread per worker, made at the first run that needs them
+    std::optional<exec::workers> pool_;       // the run's oneTBB arena, made at the first run that needs it
     std::optional<exec::workers> peer_pool_;  // IPP: the workers of the world this party evaluates
-    std::optional<exec::workers> side_;       // IPP: the thread that runs that world's executor
     std::optional<circuit<>> planned_;
     exec::plan plan_;
     std::optional<exec::ipp_plan> ipp_plan_;

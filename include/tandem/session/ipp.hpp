@@ -42,6 +42,7 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/wipe.hpp>
+#include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
@@ -61,7 +62,6 @@
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -142,7 +142,6 @@ struct ipp_run {
     const exec::ipp_plan& plan;
     std::array<std::span<net::channel* const>, 2> links;  ///< per world: its links, link 0 first
     std::array<exec::workers*, 2> pools;                  ///< per world: its workers (null: one-worker plan)
-    exec::workers& side;            ///< one thread: runs the executor of the world this party evaluates
     ot::cot_sender& sender;         ///< correlation: this party's Δ (transfers into its world)
     ot::cot_receiver& receiver;     ///< correlation: the peer's Δ (transfers out of its world)
     block delta;                    ///< this party's Δ
@@ -295,8 +294,8 @@ inline void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::d
         label, r.first_and, r.pools[exec::index(y)], std::move(interrupt), boundary);
 }
 
-/// Runs both worlds: this party's on the calling thread, the peer's on the
-/// side thread. `own` and `peers` are the label arrays of the two worlds
+/// Runs both worlds: this party's on the calling thread, the peer's on a
+/// thread started for the run. `own` and `peers` are the label arrays of the two worlds
 /// (inputs in front where the world holds them); on return they hold the
 /// final labels. The first failure is rethrown after both have stopped.
 inline void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
@@ -311,16 +310,16 @@ inline void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_arra
     };
     const exec::world theirs = exec::other(r.mine);
     std::exception_ptr own_error, peer_error;
-    std::promise<void> peer_done;
-    std::future<void> peer_finished = peer_done.get_future();
-    r.side.post(0, [&] {
+    // The peer's world has a thread of its own: its boundaries wait for this
+    // world's (the handover), so it cannot be a task that might share a
+    // thread with this one.
+    owned_thread side([&] {
         try {
             evaluate_world(r, c, h, peers, peer_hash_start, interrupt(theirs));
         } catch (...) {
             peer_error = std::current_exception();
             interrupt(theirs)();
         }
-        peer_done.set_value();
     });
     try {
         garble_world(r, c, h, own, own_hash_start, interrupt(r.mine));
@@ -328,7 +327,7 @@ inline void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_arra
         own_error = std::current_exception();
         interrupt(r.mine)();
     }
-    peer_finished.wait();
+    side.join();
     if (!own_error && !peer_error) return;
     if (own_error && peer_error) std::rethrow_exception(h.first_failed() == r.mine ? own_error : peer_error);
     std::rethrow_exception(own_error ? own_error : peer_error);

@@ -83,9 +83,11 @@ struct session_options {
     /// IPP; other settings and streamed runs are a usage_error saying so.
     tandem::security security = tandem::security::semi_honest;
     /// Workers per party: each runs its share of every parallel region (and
-    /// of wide levels, FGP) on a thread and a TCP connection of its own
-    /// (exec/plan.hpp). Both parties must choose the same (checked in the
-    /// handshake); results do not depend on it.
+    /// of wide levels, FGP) over a TCP connection of its own (exec/plan.hpp),
+    /// as oneTBB tasks on an arena of this many threads — or on the caller's
+    /// arena when a oneTBB task runs the session (exec/executor.hpp). Both
+    /// parties must choose the same (checked in the handshake); results do
+    /// not depend on it.
     std::uint32_t threads = 1;
     /// Inter-party parallelization (paper 001 §5; exec/ipp_plan.hpp,
     /// session/ipp.hpp): each party garbles half of every large parallel

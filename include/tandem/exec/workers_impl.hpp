@@ -1,0 +1,96 @@
+// tandem/exec/workers_impl.hpp — the definitions of exec::workers
+// (exec/executor.hpp), on oneTBB. Included at the end of executor.hpp when
+// tandem is used header-only; compiled once into the library, by
+// src/async.cpp, when TANDEM_SEPARATE_COMPILATION is defined (so programs
+// that include tandem.hpp parse none of oneTBB).
+//
+// Under ThreadSanitizer every task has a thread of its own, as blocking
+// tasks do: oneTBB, as Debian ships it, is not instrumented
+// (ThreadSanitizer sees none of its hand-offs), and a suspended task's
+// stack is switched where ThreadSanitizer cannot follow. That keeps what
+// the sanitizer checks — tandem's own sharing between tasks.
+#pragma once
+
+#include <tandem/detail/linkage.hpp>
+#include <tandem/detail/owned_thread.hpp>
+#include <tandem/detail/thread_demand.hpp>
+#include <tandem/detail/worker_budget.hpp>
+#include <tandem/exec/executor.hpp>
+
+#include <oneapi/tbb/task.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <vector>
+
+#if defined(__SANITIZE_THREAD__)
+#define TANDEM_EXEC_OWN_THREADS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TANDEM_EXEC_OWN_THREADS 1
+#endif
+#endif
+
+namespace tandem::exec {
+
+struct workers::impl {
+    explicit impl(std::uint32_t n) : budget(n - 1), arena(static_cast<int>(n), 1) {}
+    tandem::detail::worker_budget budget;  // the n - 1 workers the arena adds to the process
+    tbb::task_arena arena;                 // n threads, one of them the caller (made at its first use)
+    tandem::detail::thread_demand demand;  // its tasks that wait for a thread
+};
+
+TANDEM_INLINE workers::workers(std::uint32_t n, task_waits waits) : n_(n), waits_(waits) {
+#ifdef TANDEM_EXEC_OWN_THREADS
+    waits_ = task_waits::block;
+#endif
+    if (waits_ == task_waits::suspend && n > 1) impl_ = std::make_unique<impl>(n);
+}
+
+TANDEM_INLINE workers::~workers() = default;
+
+TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<void(std::uint32_t)>& f) {
+    if (n > n_) tandem::detail::internal_error("workers: more tasks than workers");
+    if (n == 1) {
+        f(0);
+        return;
+    }
+    if (!impl_) {  // blocking tasks: a thread each
+        std::vector<tandem::detail::owned_thread> others;
+        others.reserve(n - 1);
+        try {
+            for (std::uint32_t k = 1; k < n; ++k) others.emplace_back([&f, k] { f(k); });
+        } catch (...) {  // no thread to be had: those started finish first
+            for (auto& t : others) t.join();
+            throw;
+        }
+        f(0);
+        for (auto& t : others) t.join();
+        return;
+    }
+    if (tbb::task::current_context() != nullptr) {
+        // Called from a user's task: the user's arena runs ours too (one
+        // pool, no oversubscription), and their waits suspend.
+        tbb::task_group tasks;
+        for (std::uint32_t k = 0; k < n; ++k) tasks.run([&f, k] { f(k); });
+        tasks.wait();
+        return;
+    }
+    // The session's arena; the caller joins it until all are done.
+    tandem::detail::thread_demand& demand = impl_->demand;
+    impl_->arena.execute([&] {
+        tbb::task_group tasks;
+        for (std::uint32_t k = 0; k < n; ++k) {
+            demand.ready();
+            tasks.run([&f, &demand, k] {
+                demand.taken();
+                tandem::detail::current_demand = &demand;
+                f(k);
+                tandem::detail::current_demand = nullptr;
+            });
+        }
+        tasks.wait();
+    });
+}
+
+}  // namespace tandem::exec
