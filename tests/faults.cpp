@@ -62,6 +62,7 @@
 #include "../examples/stream_apps.hpp"
 #include "memory_sessions.hpp"
 
+#include <tandem/detail/owned_thread.hpp>  // detail::threads_running, run_together
 #include <tandem/tandem.hpp>
 #include <tandem/session/engine.hpp>  // detail::live_outputs
 
@@ -700,8 +701,8 @@ TEST_CASE("faults.matrix") {
 
 TEST_CASE("faults.owned_threads_are_counted_until_joined") {
     // The matrix's leak check reads this count: it must see every thread
-    // tandem starts (an IPP run's second world, a pipelined stream's runner,
-    // run_together's), and fall back when they are joined.
+    // tandem starts (a stage's tasks that cannot suspend, a pipelined
+    // stream's runner, run_together's), and fall back when they are joined.
     const int before = detail::threads_running().load();
     std::atomic<int> ran{0}, peak{0};
     detail::run_together(

@@ -71,10 +71,6 @@
 #include <type_traits>
 #include <utility>
 
-namespace tandem::net::detail {
-struct async_waits;
-}
-
 namespace tandem {
 
 /// Where asynchronous sessions run: I/O on the user's io_context, compute on
@@ -104,9 +100,6 @@ public:
     }
     template <class R>
     asio::awaitable<R> run_erased(std::function<R()> f);
-
-    /// How this runtime's sockets wait (net/tcp_impl.hpp).
-    net::detail::async_waits& waits() noexcept;
 
 private:
     void enqueue(std::function<void()> task);

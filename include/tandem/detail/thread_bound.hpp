@@ -13,6 +13,12 @@ namespace tandem::detail {
 /// How many scopes on this thread keep it from suspending (nested scopes add up).
 inline thread_local unsigned thread_bound = 0;
 
+/// Whether the calling thread is bound. Not inlined: a waiting task that
+/// asks may have resumed on another thread since it last asked, and inline
+/// code could reuse the first thread's address of the thread_local
+/// (detail/thread_demand.hpp).
+[[gnu::noinline]] inline bool thread_is_bound() noexcept { return thread_bound != 0; }
+
 /// Binds the calling thread while alive.
 class thread_bound_scope {
 public:

@@ -14,7 +14,7 @@
 // descriptor, readable exactly while the count is above 0: when it becomes
 // readable, the wait suspends and its thread runs the ready task.
 //
-// `current_demand` is the count of the arena whose task the calling thread
+// `current_demand()` is the count of the arena whose task the calling thread
 // runs (null outside tandem's arenas: in a user's arena every wait
 // suspends, since a user's tasks are not counted).
 #pragma once
@@ -65,7 +65,18 @@ private:
     int fd_;
 };
 
-/// The arena count of the task this thread runs (see above).
-inline thread_local thread_demand* current_demand = nullptr;
+namespace demand_slot {
+inline thread_local thread_demand* value = nullptr;
+}
+
+/// The arena count of the task this thread runs (see above), read and set
+/// only through these two functions, which are never inlined: a task that
+/// suspends may resume on another thread, and code that accessed the
+/// thread_local inline could reuse the first thread's address of it after
+/// the switch (a compiler assumes a function stays on one thread). A
+/// thread left pointing at an arena that is gone would poll a closed
+/// descriptor; found when one was (the first version wrote to it inline).
+[[gnu::noinline]] inline thread_demand* current_demand() noexcept { return demand_slot::value; }
+[[gnu::noinline]] inline void set_current_demand(thread_demand* d) noexcept { demand_slot::value = d; }
 
 }  // namespace tandem::detail

@@ -46,6 +46,10 @@
 
 TANDEM_CRYPTO_BEGIN
 
+namespace tandem::detail {
+class thread_demand;
+}
+
 namespace tandem::exec {
 
 namespace detail {
@@ -118,6 +122,8 @@ public:
 
 private:
     struct impl;
+    static void spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
+                               tandem::detail::thread_demand& demand);
     std::uint32_t n_;
     task_waits waits_;
     std::unique_ptr<impl> impl_;

@@ -4,16 +4,14 @@
 // src/async.cpp, when TANDEM_SEPARATE_COMPILATION is defined (so programs
 // that include tandem.hpp parse none of oneTBB).
 //
-// Under ThreadSanitizer every task has a thread of its own, as blocking
-// tasks do: oneTBB, as Debian ships it, is not instrumented
-// (ThreadSanitizer sees none of its hand-offs), and a suspended task's
-// stack is switched where ThreadSanitizer cannot follow. That keeps what
-// the sanitizer checks — tandem's own sharing between tasks.
+// Under ThreadSanitizer every task has a thread of its own, as tasks that
+// cannot suspend do (detail/thread_sanitizer.hpp).
 #pragma once
 
 #include <tandem/detail/linkage.hpp>
 #include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/thread_demand.hpp>
+#include <tandem/detail/thread_sanitizer.hpp>
 #include <tandem/detail/worker_budget.hpp>
 #include <tandem/exec/executor.hpp>
 
@@ -22,14 +20,6 @@
 #include <oneapi/tbb/task_group.h>
 
 #include <vector>
-
-#if defined(__SANITIZE_THREAD__)
-#define TANDEM_EXEC_OWN_THREADS 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TANDEM_EXEC_OWN_THREADS 1
-#endif
-#endif
 
 namespace tandem::exec {
 
@@ -41,9 +31,7 @@ struct workers::impl {
 };
 
 TANDEM_INLINE workers::workers(std::uint32_t n, task_waits waits) : n_(n), waits_(waits) {
-#ifdef TANDEM_EXEC_OWN_THREADS
-    waits_ = task_waits::block;
-#endif
+    if (TANDEM_THREAD_SANITIZER) waits_ = task_waits::block;
     if (waits_ == task_waits::suspend && n > 1) impl_ = std::make_unique<impl>(n);
 }
 
@@ -70,23 +58,35 @@ TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<voi
     }
     if (tbb::task::current_context() != nullptr) {
         // Called from a user's task: the user's arena runs ours too (one
-        // pool, no oversubscription), and their waits suspend.
-        tbb::task_group tasks;
-        for (std::uint32_t k = 0; k < n; ++k) tasks.run([&f, k] { f(k); });
-        tasks.wait();
+        // pool, no oversubscription), and their waits suspend. Isolated as
+        // in spawn_and_wait: a user's task run on top of this one could
+        // wait for something only this run's end brings.
+        tbb::this_task_arena::isolate([&] {
+            tbb::task_group tasks;
+            for (std::uint32_t k = 0; k < n; ++k) tasks.run([&f, k] { f(k); });
+            tasks.wait();
+        });
         return;
     }
     // The session's arena; the caller joins it until all are done.
-    tandem::detail::thread_demand& demand = impl_->demand;
-    impl_->arena.execute([&] {
+    impl_->arena.execute([&] { spawn_and_wait(n, f, impl_->demand); });
+}
+
+TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
+                                           tandem::detail::thread_demand& demand) {
+    // Isolated: while this thread waits for the group it runs only the
+    // group's tasks. Otherwise it could take up an unrelated task on top of
+    // the one that waits here, and if that task waited for something only
+    // this group's end brings, neither would go on.
+    tbb::this_task_arena::isolate([&] {
         tbb::task_group tasks;
         for (std::uint32_t k = 0; k < n; ++k) {
             demand.ready();
             tasks.run([&f, &demand, k] {
                 demand.taken();
-                tandem::detail::current_demand = &demand;
-                f(k);
-                tandem::detail::current_demand = nullptr;
+                tandem::detail::set_current_demand(&demand);
+                f(k);  // (may suspend, and end on another thread)
+                tandem::detail::set_current_demand(nullptr);  // (the thread may go to another arena)
             });
         }
         tasks.wait();

@@ -4,12 +4,12 @@
 // blocks as it would on a socket). Destroying or close()-ing one end makes
 // the other end's blocked and later calls fail like a closed socket. Used
 // by a oneTBB task, a wait suspends the task as a TCP channel's does
-// (net/suspend.hpp; definitions in net/memory_impl.hpp). Not for
-// production use: two parties in one process share memory.
+// (net/task_condition.hpp). Not for production use: two parties in one
+// process share memory.
 #pragma once
 
-#include <tandem/detail/linkage.hpp>
 #include <tandem/net/channel.hpp>
+#include <tandem/net/task_condition.hpp>
 
 #include <chrono>
 #include <condition_variable>
@@ -24,25 +24,16 @@ namespace tandem::net {
 
 namespace detail {
 
-class suspended_wait;
-
 /// One direction: a bounded FIFO of bytes.
 struct memory_pipe {
     static constexpr std::size_t capacity = std::size_t{4} << 20;
 
     std::mutex m;
-    std::condition_variable cv;                               // threads waiting on it
-    std::vector<std::shared_ptr<suspended_wait>> suspended;  // and tasks
+    task_condition changed;  // (notified under m)
     std::deque<std::byte> bytes;
     bool writer_closed = false;
     bool reader_closed = false;
 };
-
-/// Waits (m held by `lock`) until ready() or `timeout` passes; false then.
-bool wait_on(memory_pipe& pipe, std::unique_lock<std::mutex>& lock, std::chrono::milliseconds timeout,
-             const std::function<bool()>& ready);
-/// Wakes whoever waits on the pipe (m held).
-void notify(memory_pipe& pipe) noexcept;
 
 }  // namespace detail
 
@@ -58,7 +49,7 @@ public:
         for (auto* pipe : {out_.get(), in_.get()}) {
             std::lock_guard lock(pipe->m);
             (pipe == out_.get() ? pipe->writer_closed : pipe->reader_closed) = true;
-            detail::notify(*pipe);
+            pipe->changed.notify_all();
         }
     }
     void interrupt() noexcept override { close(); }
@@ -74,7 +65,7 @@ protected:
             if (pipe.reader_closed) fail_closed(op);
             const std::size_t room = detail::memory_pipe::capacity - std::min(pipe.bytes.size(), detail::memory_pipe::capacity);
             if (room == 0) {
-                if (!detail::wait_on(pipe, lock, timeout(), [&] {
+                if (!pipe.changed.wait(lock, timeout(), [&] {
                         return pipe.bytes.size() < detail::memory_pipe::capacity || pipe.reader_closed ||
                                pipe.writer_closed;
                     }))
@@ -85,7 +76,7 @@ protected:
             pipe.bytes.insert(pipe.bytes.end(), p, p + k);
             p += k;
             n -= k;
-            detail::notify(pipe);
+            pipe.changed.notify_all();
         }
     }
 
@@ -97,7 +88,7 @@ protected:
             if (pipe.bytes.empty()) {
                 if (pipe.reader_closed) fail("recv", "this end was closed");
                 if (pipe.writer_closed) fail_closed("recv");
-                if (!detail::wait_on(pipe, lock, timeout(), [&] {
+                if (!pipe.changed.wait(lock, timeout(), [&] {
                         return !pipe.bytes.empty() || pipe.writer_closed || pipe.reader_closed;
                     }))
                     fail_deadline("recv");
@@ -107,7 +98,7 @@ protected:
             std::copy_n(pipe.bytes.begin(), k, p + got);
             pipe.bytes.erase(pipe.bytes.begin(), pipe.bytes.begin() + static_cast<std::ptrdiff_t>(k));
             got += k;
-            detail::notify(pipe);
+            pipe.changed.notify_all();
         }
         return got;
     }
@@ -126,7 +117,3 @@ inline std::pair<std::unique_ptr<memory_channel>, std::unique_ptr<memory_channel
 }
 
 }  // namespace tandem::net
-
-#ifndef TANDEM_SEPARATE_COMPILATION
-#include <tandem/net/memory_impl.hpp>
-#endif

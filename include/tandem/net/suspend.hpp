@@ -3,20 +3,23 @@
 // async_wait and a deadline timer run on an io_context, and whichever ends
 // first cancels the other; the second to complete resumes the task, on any
 // worker of its arena. Internal: included by the definitions of the TCP
-// channel (net/tcp_impl.hpp) and of asynchronous sessions
-// (session/async_impl.hpp), never by a program's own headers.
+// channel (net/tcp_impl.hpp) and of task conditions
+// (net/task_condition_impl.hpp), never by a program's own headers.
 //
 // Every TCP socket waits this way when its channel is used by a oneTBB task
 // on an unbound thread (detail/thread_bound.hpp): an asynchronous session's
 // on the user's io_context (tandem/async.hpp), any other — a blocking
 // session run inside a user's oneTBB task — on tandem's background I/O
-// thread; the in-process pair (net/memory.hpp) through suspended_wait.
-// Elsewhere a wait blocks its thread, as a blocking socket's always did
-// (net/tcp_impl.hpp).
+// thread; a task of a session's own arena only when another task of the
+// arena needs its thread (detail/thread_demand.hpp). The waits on a
+// condition (net/task_condition.hpp: the in-process pair) suspend through
+// suspended_wait. Elsewhere a wait blocks its thread, as a
+// blocking socket's always did (net/tcp_impl.hpp).
 #pragma once
 
 #include <tandem/detail/thread_bound.hpp>
 #include <tandem/detail/thread_demand.hpp>
+#include <tandem/detail/thread_sanitizer.hpp>
 #include <tandem/net/channel.hpp>
 
 #include <asio/error.hpp>
@@ -44,8 +47,10 @@ namespace tandem::net::detail {
 /// thread's outside oneTBB does (a suspended wait costs a hand-off through
 /// the background thread, which only a thread that has other tasks to run
 /// earns back).
+/// Never under ThreadSanitizer (detail/thread_sanitizer.hpp).
 inline bool can_suspend() noexcept {
-    return tandem::detail::thread_bound == 0 && tbb::task::current_context() != nullptr;
+    if (TANDEM_THREAD_SANITIZER) return false;
+    return !tandem::detail::thread_is_bound() && tbb::task::current_context() != nullptr;
 }
 
 /// A task's suspension as its arena sees it (detail/thread_demand.hpp): the
@@ -53,10 +58,10 @@ inline bool can_suspend() noexcept {
 /// thread of its arena until it runs again — perhaps on another thread.
 class leaving_thread {
 public:
-    leaving_thread() noexcept : demand_(tandem::detail::current_demand) { tandem::detail::current_demand = nullptr; }
-    ~leaving_thread() {
+    leaving_thread() noexcept : demand_(tandem::detail::current_demand()) { tandem::detail::set_current_demand(nullptr); }
+    ~leaving_thread() {  // (resumed, perhaps on another thread)
         if (demand_) demand_->taken();
-        tandem::detail::current_demand = demand_;
+        tandem::detail::set_current_demand(demand_);
     }
     leaving_thread(const leaving_thread&) = delete;
     leaving_thread& operator=(const leaving_thread&) = delete;
@@ -115,32 +120,33 @@ std::optional<asio::error_code> suspend_until(const Executor& executor, asio::st
 }
 
 /// A task suspended until an event wakes it or its deadline passes — for
-/// transports whose events are not descriptors (the in-process pair,
-/// net/memory.hpp). Shared by the task, the notifier and the timer: each
+/// events that are not descriptors (net/task_condition.hpp). Shared by the task, the notifier and the timer: each
 /// holds it while it may touch it.
 class suspended_wait {
 public:
     explicit suspended_wait(asio::io_context& io) : timer_(io) {}
 
     /// Suspends the calling task until wake() or `timeout` (then
-    /// timed_out()). Call only where can_suspend(), with `self` this object.
-    void suspend(const std::shared_ptr<suspended_wait>& self, clock::duration timeout) {
+    /// timed_out()); with no timeout, until wake(). Call only where
+    /// can_suspend(), with `self` this object.
+    void suspend(const std::shared_ptr<suspended_wait>& self, std::optional<clock::duration> timeout) {
         const leaving_thread leaving;
         leaving_ = &leaving;
         tbb::task::suspend([&](tbb::task::suspend_point task) {
             point_ = task;
-            asio::post(timer_.get_executor(), [self, timeout] {
-                self->timer_.expires_after(timeout);
-                self->timer_.async_wait([self](const asio::error_code& ec) {
-                    if (!ec) self->wake(timed_out_state);
+            if (timeout)
+                asio::post(timer_.get_executor(), [self, timeout] {
+                    self->timer_.expires_after(*timeout);
+                    self->timer_.async_wait([self](const asio::error_code& ec) {
+                        if (!ec) self->wake(timed_out_state);
+                    });
                 });
-            });
             // A wake before this point could not resume the task (it had no
             // point yet): then it is resumed here.
             int expected = setting_up;
             if (!state_.compare_exchange_strong(expected, suspended)) leaving.resume(task);
         });
-        asio::post(timer_.get_executor(), [self] { self->timer_.cancel(); });  // (its handler then does nothing)
+        if (timeout) asio::post(timer_.get_executor(), [self] { self->timer_.cancel(); });  // (its handler then does nothing)
     }
     /// Wakes the task (once, whoever comes first).
     void wake() noexcept { wake(woken); }

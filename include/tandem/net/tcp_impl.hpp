@@ -17,8 +17,8 @@
 // one blocks its thread, with one wake-up when the peer's bytes arrive
 // (detail/thread_demand.hpp).
 // A socket of an asynchronous session (tandem/async.hpp) has no io_context
-// of its own: it lives on the user's, and its waits are its async_waits'
-// (net/tcp_socket.hpp).
+// of its own: it lives on the user's, where its task suspends (a thread
+// that cannot suspend polls it).
 #pragma once
 
 #include <tandem/detail/linkage.hpp>
@@ -91,26 +91,27 @@ inline bool became_ready(int fd, bool for_write) noexcept {
     return false;
 }
 
-/// How a wait that blocks a task of tandem's own arena ended.
+/// How a wait that polls its socket ended.
 enum class blocked_wait { ready, timed_out, wanted, failed };
 
-/// Blocks until fd is ready (or closed), `deadline` passes, or a ready task
-/// of the arena wants a thread (`demand`, detail/thread_demand.hpp): then
-/// the caller suspends instead and its thread runs that task.
-inline blocked_wait block_unless_wanted(int fd, bool for_write, const tandem::detail::thread_demand& demand,
-                                        clock::time_point deadline, int& err) noexcept {
-    pollfd p[2] = {{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {demand.fd(), POLLIN, 0}};
+/// Blocks until fd is ready (or closed), `deadline` passes, or — with a
+/// `demand` (a task of tandem's own arena: detail/thread_demand.hpp) — a
+/// ready task of the arena wants a thread: then the caller suspends instead,
+/// and its thread runs that task. `err` is set when it failed.
+inline blocked_wait poll_until(int fd, bool for_write, const tandem::detail::thread_demand* demand,
+                               clock::time_point deadline, int& err) noexcept {
+    pollfd p[2] = {{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {demand ? demand->fd() : -1, POLLIN, 0}};
     for (;;) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
         if (left <= 0) return blocked_wait::timed_out;
-        const int r = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1 << 30)));
+        const int r = ::poll(p, demand ? 2 : 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             err = errno;
             return blocked_wait::failed;
         }
         if (p[0].revents != 0) return blocked_wait::ready;  // the next read or write says which
-        if (p[1].revents != 0) return blocked_wait::wanted;
+        if (demand && p[1].revents != 0) return blocked_wait::wanted;
     }
 }
 
@@ -209,39 +210,56 @@ TANDEM_INLINE std::size_t tcp_channel::read_some(std::byte* p, std::size_t min, 
 TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
     asio::ip::tcp::socket& s = s_->socket;
     const int fd = s.native_handle();
+    const clock::time_point deadline = clock::now() + timeout();
+    // A socket of an asynchronous session lives on the user's io_context
+    // (its strand and its timer) and never spins: its waits hand the thread
+    // back at once.
+    const bool on_users_context = s_->timer.has_value();
+    const bool task = detail::can_suspend();
+    if (!on_users_context && detail::became_ready(fd, for_write)) return;
     std::optional<asio::error_code> r;
-    if (s_->waits) {
-        r = s_->waits->wait(*s_, for_write, timeout());
-    } else if (detail::became_ready(fd, for_write)) {
-        return;
-    } else if (!detail::can_suspend()) {
+    if (!task && !on_users_context) {
         const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
         r = detail::run_one(
-            *s_->own, clock::now() + timeout(), [&](auto handler) { s.async_wait(what, std::move(handler)); },
+            *s_->own, deadline, [&](auto handler) { s.async_wait(what, std::move(handler)); },
             [&] {
                 asio::error_code ignored;
                 s.cancel(ignored);
             });
-    } else {
-        // A task. Of a session's own arena: it blocks its thread unless
-        // another task of the arena wants one (detail/thread_demand.hpp).
-        const clock::time_point deadline = clock::now() + timeout();
-        if (const tandem::detail::thread_demand* demand = tandem::detail::current_demand) {
-            int err = 0;
-            switch (detail::block_unless_wanted(fd, for_write, *demand, deadline, err)) {
-            case detail::blocked_wait::ready: return;
-            case detail::blocked_wait::timed_out: fail_deadline(op);
-            case detail::blocked_wait::failed: fail(op, asio::error_code(err, asio::error::get_system_category()).message());
-            case detail::blocked_wait::wanted: break;
-            }
+        if (!r) fail_deadline(op);
+        if (*r) fail(op, r->message());  // ready otherwise, or closed: the next read or write says which
+        return;
+    }
+    // Blocking, where the thread may not move (no task) or where no other
+    // task of a session's own arena needs it (detail/thread_demand.hpp).
+    const tandem::detail::thread_demand* const demand = task ? tandem::detail::current_demand() : nullptr;
+    if (!task || demand) {
+        int err = 0;
+        switch (detail::poll_until(fd, for_write, demand, deadline, err)) {
+        case detail::blocked_wait::ready: return;
+        case detail::blocked_wait::timed_out: fail_deadline(op);
+        case detail::blocked_wait::failed: fail(op, asio::error_code(err, asio::error::get_system_category()).message());
+        case detail::blocked_wait::wanted: break;
         }
-        // Suspended: the descriptor is watched from the background I/O thread.
+    }
+    // Suspended: the socket is watched from the user's io_context, or
+    // (a blocking socket) from the background I/O thread.
+    const clock::duration left = std::max<clock::duration>(deadline - clock::now(), clock::duration::zero());
+    if (on_users_context) {
+        const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
+        r = detail::suspend_until(
+            s.get_executor(), *s_->timer, left, [&s, what](auto handler) { s.async_wait(what, std::move(handler)); },
+            [&s] {
+                asio::error_code ignored;
+                s.cancel(ignored);
+            },
+            [] {});
+    } else {
         detail::background_view view(detail::background().running(), fd);
         asio::posix::stream_descriptor& d = view.descriptor;
         const auto what = for_write ? asio::posix::descriptor_base::wait_write : asio::posix::descriptor_base::wait_read;
         r = detail::suspend_until(
-            d.get_executor(), view.timer, std::max<clock::duration>(deadline - clock::now(), clock::duration::zero()),
-            [&d, what](auto handler) { d.async_wait(what, std::move(handler)); },
+            d.get_executor(), view.timer, left, [&d, what](auto handler) { d.async_wait(what, std::move(handler)); },
             [&d] {
                 asio::error_code ignored;
                 d.cancel(ignored);
@@ -249,7 +267,7 @@ TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
             [&view] { view.forget(); });
     }
     if (!r) fail_deadline(op);
-    if (*r) fail(op, r->message());  // ready otherwise, or closed: the next read or write says which
+    if (*r) fail(op, r->message());
 }
 
 TANDEM_INLINE tcp_listener::tcp_listener(std::uint16_t port, const std::string& address)

@@ -23,31 +23,18 @@
 
 namespace tandem::net::detail {
 
-struct tcp_socket;
-
-/// How the socket of an asynchronous session waits (tandem/async.hpp): the
-/// oneTBB task that runs the session suspends, and the wait is one
-/// async_wait on the user's io_context, so no thread is parked on the socket.
-struct async_waits {
-    virtual ~async_waits() = default;
-    /// Waits until `s` is ready to write (or read) or `timeout` passes; the
-    /// wait's error code, or nothing when the timeout passed first.
-    virtual std::optional<asio::error_code> wait(tcp_socket& s, bool for_write, clock::duration timeout) = 0;
-};
-
 struct tcp_socket {
     /// A blocking socket: an io_context of its own, run by the channel's
     /// thread only while it waits.
     tcp_socket() : own(std::in_place, 1), socket(*own) {}  // (concurrency hint: one thread runs it)
     /// A socket of an asynchronous session: on `executor` (a strand of the
-    /// user's io_context), waiting through `waits`.
-    tcp_socket(const asio::any_io_executor& executor, async_waits& w)
-        : socket(executor), timer(std::in_place, executor), waits(&w) {}
+    /// user's io_context), where its waits suspend their task
+    /// (net/tcp_impl.hpp).
+    explicit tcp_socket(const asio::any_io_executor& executor) : socket(executor), timer(std::in_place, executor) {}
 
     std::optional<asio::io_context> own;
     asio::ip::tcp::socket socket;
     std::optional<asio::steady_timer> timer;  // an asynchronous socket's deadline
-    async_waits* waits = nullptr;
 
 };
 

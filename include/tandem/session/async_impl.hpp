@@ -8,7 +8,6 @@
 #include <tandem/detail/linkage.hpp>
 #include <tandem/detail/worker_budget.hpp>
 #include <tandem/net/refusal.hpp>
-#include <tandem/net/suspend.hpp>
 #include <tandem/net/tcp.hpp>
 #include <tandem/net/tcp_socket.hpp>
 
@@ -23,54 +22,13 @@
 
 #include <oneapi/tbb/task_arena.h>
 
-#include <poll.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <variant>
 
 namespace tandem {
 
 namespace detail {
-
-/// A wait that blocks the calling thread (poll on the descriptor): for a
-/// thread of the runtime's sockets that cannot suspend — one a run started
-/// itself, a session destroyed on the io_context's thread, a recording.
-inline std::optional<asio::error_code> blocking_wait(net::detail::tcp_socket& s, bool for_write,
-                                                     net::clock::duration timeout) {
-    pollfd p{s.socket.native_handle(), static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
-    const net::clock::time_point deadline = net::clock::now() + timeout;
-    for (;;) {
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - net::clock::now()).count();
-        if (left <= 0) return std::nullopt;
-        const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
-        if (r > 0) return asio::error_code{};  // ready, or closed: the next read or write says which
-        if (r == 0) return std::nullopt;
-        if (errno != EINTR) return asio::error_code(errno, asio::error::get_system_category());
-    }
-}
-
-/// The runtime's waits: the task suspends (net/suspend.hpp), and the
-/// socket's strand runs one async_wait and the deadline's timer. A task
-/// recording a streamed function keeps its thread (detail/thread_bound.hpp):
-/// a streamed run blocks its worker while it waits, where a compiled run
-/// lets it go.
-struct arena_waits final : net::detail::async_waits {
-    std::optional<asio::error_code> wait(net::detail::tcp_socket& s, bool for_write,
-                                         net::clock::duration timeout) override {
-        if (!net::detail::can_suspend()) return blocking_wait(s, for_write, timeout);
-        const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
-        return net::detail::suspend_until(
-            s.socket.get_executor(), *s.timer, timeout,
-            [&s, what](auto handler) { s.socket.async_wait(what, std::move(handler)); },
-            [&s] {
-                asio::error_code ignored;
-                s.socket.cancel(ignored);
-            },
-            [] {});
-    }
-};
 
 /// The options an asynchronous session refuses (see the top of async.hpp).
 inline void check_async_options(const session_options& o, const char* where) {
@@ -97,7 +55,6 @@ struct async_runtime::impl {
     unsigned threads;
     tandem::detail::worker_budget budget;
     tbb::task_arena arena;
-    detail::arena_waits waits;
 };
 
 TANDEM_INLINE async_runtime::async_runtime(asio::io_context& io, unsigned threads) {
@@ -109,7 +66,6 @@ TANDEM_INLINE async_runtime::~async_runtime() = default;
 
 TANDEM_INLINE asio::io_context& async_runtime::io() const noexcept { return impl_->io; }
 TANDEM_INLINE unsigned async_runtime::threads() const noexcept { return impl_->threads; }
-TANDEM_INLINE net::detail::async_waits& async_runtime::waits() noexcept { return impl_->waits; }
 
 TANDEM_INLINE void async_runtime::enqueue(std::function<void()> task) { impl_->arena.enqueue(std::move(task)); }
 
@@ -118,8 +74,7 @@ namespace detail {
 /// A channel on a new socket of the runtime, on a strand of its own (its
 /// waits' handlers never run at once, whatever threads run the io_context).
 inline std::unique_ptr<net::detail::tcp_socket> async_socket(async_runtime& rt) {
-    return std::make_unique<net::detail::tcp_socket>(asio::any_io_executor(asio::make_strand(rt.io())),
-                                                     rt.waits());
+    return std::make_unique<net::detail::tcp_socket>(asio::any_io_executor(asio::make_strand(rt.io())));
 }
 
 /// Sets a session up over `ch` as a task of the runtime.
