@@ -77,7 +77,13 @@ void run_together(std::size_t n, Body&& body, Interrupt&& interrupt) {
     };
     {
         std::vector<owned_thread> threads;
-        for (std::size_t k = 1; k < n; ++k) threads.emplace_back([&guarded, k] { guarded(k); });
+        if (n > 1) threads.reserve(n - 1);
+        try {
+            for (std::size_t k = 1; k < n; ++k) threads.emplace_back([&guarded, k] { guarded(k); });
+        } catch (...) {  // no thread to be had: those started finish first
+            for (owned_thread& t : threads) t.join();
+            throw;
+        }
         guarded(0);
         for (owned_thread& t : threads) t.join();
     }

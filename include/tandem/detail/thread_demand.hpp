@@ -26,7 +26,6 @@
 
 #include <cstdint>
 #include <mutex>
-#include <string>
 
 namespace tandem::detail {
 
@@ -73,9 +72,9 @@ inline thread_local thread_demand* value = nullptr;
 /// only through these two functions, which are never inlined: a task that
 /// suspends may resume on another thread, and code that accessed the
 /// thread_local inline could reuse the first thread's address of it after
-/// the switch (a compiler assumes a function stays on one thread). A
-/// thread left pointing at an arena that is gone would poll a closed
-/// descriptor; found when one was (the first version wrote to it inline).
+/// the switch (a compiler assumes a function stays on one thread). Found
+/// when the first version, which wrote it inline, left a thread pointing at
+/// an arena that was gone.
 [[gnu::noinline]] inline thread_demand* current_demand() noexcept { return demand_slot::value; }
 [[gnu::noinline]] inline void set_current_demand(thread_demand* d) noexcept { demand_slot::value = d; }
 

@@ -122,8 +122,9 @@ public:
 
 private:
     struct impl;
+    /// The tasks as one isolated group, counted in `demand` (null: a user's arena).
     static void spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
-                               tandem::detail::thread_demand& demand);
+                               tandem::detail::thread_demand* demand);
     std::uint32_t n_;
     task_waits waits_;
     std::unique_ptr<impl> impl_;

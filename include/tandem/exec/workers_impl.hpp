@@ -19,7 +19,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
-#include <vector>
+#include <cstddef>
 
 namespace tandem::exec {
 
@@ -43,48 +43,33 @@ TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<voi
         f(0);
         return;
     }
-    if (!impl_) {  // blocking tasks: a thread each
-        std::vector<tandem::detail::owned_thread> others;
-        others.reserve(n - 1);
-        try {
-            for (std::uint32_t k = 1; k < n; ++k) others.emplace_back([&f, k] { f(k); });
-        } catch (...) {  // no thread to be had: those started finish first
-            for (auto& t : others) t.join();
-            throw;
-        }
-        f(0);
-        for (auto& t : others) t.join();
+    if (!impl_) {  // tasks that block: a thread each
+        tandem::detail::run_together(n, [&f](std::size_t k) { f(static_cast<std::uint32_t>(k)); }, [] {});
         return;
     }
     if (tbb::task::current_context() != nullptr) {
         // Called from a user's task: the user's arena runs ours too (one
-        // pool, no oversubscription), and their waits suspend. Isolated as
-        // in spawn_and_wait: a user's task run on top of this one could
-        // wait for something only this run's end brings.
-        tbb::this_task_arena::isolate([&] {
-            tbb::task_group tasks;
-            for (std::uint32_t k = 0; k < n; ++k) tasks.run([&f, k] { f(k); });
-            tasks.wait();
-        });
+        // pool, no oversubscription), and their waits suspend (no count).
+        spawn_and_wait(n, f, nullptr);
         return;
     }
     // The session's arena; the caller joins it until all are done.
-    impl_->arena.execute([&] { spawn_and_wait(n, f, impl_->demand); });
+    impl_->arena.execute([&] { spawn_and_wait(n, f, &impl_->demand); });
 }
 
 TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
-                                           tandem::detail::thread_demand& demand) {
+                                           tandem::detail::thread_demand* demand) {
     // Isolated: while this thread waits for the group it runs only the
-    // group's tasks. Otherwise it could take up an unrelated task on top of
-    // the one that waits here, and if that task waited for something only
-    // this group's end brings, neither would go on.
+    // group's tasks. Otherwise it could take up an unrelated task (a user's)
+    // on top of the one that waits here, and if that task waited for
+    // something only this group's end brings, neither would go on.
     tbb::this_task_arena::isolate([&] {
         tbb::task_group tasks;
         for (std::uint32_t k = 0; k < n; ++k) {
-            demand.ready();
-            tasks.run([&f, &demand, k] {
-                demand.taken();
-                tandem::detail::set_current_demand(&demand);
+            if (demand) demand->ready();
+            tasks.run([&f, demand, k] {
+                if (demand) demand->taken();
+                tandem::detail::set_current_demand(demand);
                 f(k);  // (may suspend, and end on another thread)
                 tandem::detail::set_current_demand(nullptr);  // (the thread may go to another arena)
             });
