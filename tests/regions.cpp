@@ -2,7 +2,8 @@
 // as plain loops (many value types, odd counts, pass-through and constant
 // results, misuse caught and named); identical instances are stored once and
 // differing ones apart; stats, flatten(), Bristol export and fingerprints see
-// through regions; gc::garble and exec::garble with 1..4 workers (and FGP)
+// through regions; plans' tasks wait only for the slots they share, and the
+// executor runs them so; gc::garble and exec::garble with 1..4 workers (and FGP)
 // decode to the plaintext result; sessions with threads = 1, 2, 4 over
 // in-memory worker links, thread mismatches and a worker link cut mid-run.
 #include <doctest/doctest.h>
@@ -22,6 +23,8 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <random>
@@ -1069,6 +1072,126 @@ TEST_CASE("regions.garble.plans_split_work") {
     CHECK(one.tables == tables.tables());
     // Several workers: other tables in the buffers, the same decoded result.
     for (std::uint32_t w = 2; w <= 4; ++w) CHECK(exec_run(c, in, 1001, w, 16).bits == one.bits);
+}
+
+namespace {
+
+/// Two regions and a sum: the second multiplies the first's outputs
+/// elementwise, or (reversed) each by its mirror image, which crosses the
+/// workers' parts.
+template <std::size_t N>
+circuit<> chained_regions(bool reversed) {
+    return compile(
+        [reversed](const std::array<u64, N>& a, const std::array<u64, N>& b) {
+            const auto p = parallel_for<N>([&](std::size_t i) { return a[i] * b[i]; });
+            const auto q = parallel_for<N>([&](std::size_t i) { return p[reversed ? N - 1 - i : i] * p[i]; });
+            u64 sum = q[0];
+            for (std::size_t i = 1; i < N; ++i) sum = sum + q[i];
+            return sum;
+        },
+        input<party::alice, std::array<u64, N>>, input<party::bob, std::array<u64, N>>);
+}
+
+/// A core that garbles nothing and notes when each region part starts and
+/// ends; the part of region `slow_region` on worker `slow_worker` takes `slow`.
+class timed_core final : public gc::core {
+public:
+    struct span_t {
+        std::chrono::steady_clock::time_point start, end;
+    };
+    timed_core(const circuit_data& c, std::map<std::pair<std::size_t, std::uint32_t>, span_t>& spans, std::mutex& m,
+               std::uint32_t worker, std::chrono::milliseconds slow)
+        : c_(c), spans_(spans), m_(m), worker_(worker), slow_(slow) {}
+    std::uint64_t instances(const region_data& r, std::uint32_t, std::uint32_t, gc::detail::label_array&,
+                            std::uint64_t first_and) override {
+        const auto region = static_cast<std::size_t>(&r - c_.regions.data());
+        const auto start = std::chrono::steady_clock::now();
+        if (region == 0 && worker_ == 0) std::this_thread::sleep_for(slow_);
+        const std::lock_guard lock(m_);
+        spans_[{region, worker_}] = {start, std::chrono::steady_clock::now()};
+        return first_and;
+    }
+    std::uint64_t levels(const circuit_data&, gc::detail::label_array&, std::uint32_t, std::uint32_t,
+                         std::uint64_t first_and) override {
+        return first_and;
+    }
+    void ands(const gate*, gc::detail::label_array&, std::uint32_t, std::uint32_t, std::uint64_t) override {}
+    void linear(const circuit_data&, gc::detail::label_array&, std::uint32_t, std::uint32_t) override {}
+    void flush() override {}
+
+private:
+    const circuit_data& c_;
+    std::map<std::pair<std::size_t, std::uint32_t>, span_t>& spans_;
+    std::mutex& m_;
+    std::uint32_t worker_;
+    std::chrono::milliseconds slow_;
+};
+
+}  // namespace
+
+TEST_CASE("regions.plan.tasks_wait_only_for_the_slots_they_share") {
+    for (const bool reversed : {false, true}) {
+        INFO((reversed ? "reversed" : "elementwise"));
+        const circuit<> c = chained_regions<8>(reversed);
+        const exec::plan p = exec::make_plan(c, 2, 16);
+        const exec::task_graph& g = p.graph;
+        // Both regions split over both workers, then the sum on worker 0.
+        REQUIRE(g.tasks.size() == 5);
+        std::size_t edges = 0;
+        for (std::uint32_t t = 0; t < g.tasks.size(); ++t) {
+            for (const std::uint32_t s : g.successors(t)) CHECK(s > t);  // plan order is a topological order
+            edges += g.successors(t).size();
+        }
+        std::size_t waits = 0;
+        for (const std::uint32_t n : g.waits_for) waits += n;
+        CHECK(waits == edges);
+        for (std::uint32_t t = 0; t < 4; ++t) {
+            CHECK(g.tasks[t].what == exec::task::kind::part);
+            CHECK(g.tasks[t].worker == t % 2);
+            CHECK(g.tasks[t].step == t / 2);
+        }
+        CHECK(g.tasks[4].what == exec::task::kind::sequential);
+        CHECK(g.waits_for[0] == 0);
+        CHECK(g.waits_for[1] == 0);
+        // Elementwise, each worker's second part reads only what its first
+        // wrote, and its outputs reuse only slots its own first part read.
+        CHECK(g.waits_for[2] == (reversed ? 2u : 1u));
+        CHECK(g.waits_for[3] == (reversed ? 2u : 1u));
+        CHECK(g.waits_for[4] == 2);  // the sum waits for both workers
+    }
+    // One worker: a chain in plan order.
+    const exec::plan one = exec::make_plan(chained_regions<8>(false), 1);
+    REQUIRE(one.one_worker);
+    for (std::uint32_t t = 0; t < one.graph.tasks.size(); ++t) CHECK(one.graph.waits_for[t] == (t == 0 ? 0u : 1u));
+}
+
+TEST_CASE("regions.exec.a_part_waits_only_for_the_tasks_it_depends_on") {
+    // Worker 0's first part takes 200 ms. Elementwise, worker 1 runs both its
+    // parts meanwhile; reversed, its second part waits for worker 0's first.
+    // On oneTBB (tasks that suspend) and on a thread per worker (tasks that block).
+    using namespace std::chrono;
+    const auto slow = 200ms;
+    for (const exec::task_waits waits : {exec::task_waits::suspend, exec::task_waits::block}) {
+        for (const bool reversed : {false, true}) {
+            INFO((waits == exec::task_waits::suspend ? "suspend " : "block ") << (reversed ? "reversed" : "elementwise"));
+            const circuit<> c = chained_regions<8>(reversed);
+            const exec::plan p = exec::make_plan(c, 2, 16);
+            std::map<std::pair<std::size_t, std::uint32_t>, timed_core::span_t> spans;
+            std::mutex m;
+            timed_core w0(c.data(), spans, m, 0, slow), w1(c.data(), spans, m, 1, slow);
+            std::array<gc::core*, 2> cores{&w0, &w1};
+            std::vector<block> inputs(c.data().input_bits);
+            gc::detail::label_array label = gc::detail::input_slots(c.data(), inputs);
+            exec::workers pool(2, waits);
+            exec::execute(p, c.data(), std::span<gc::core* const>(cores), label, 0, pool);
+            REQUIRE(spans.size() == 4);
+            const auto first0 = spans[{0, 0}], second1 = spans[{1, 1}];
+            CHECK(first0.end - first0.start >= slow);
+            if (reversed) CHECK(second1.start >= first0.end);
+            else CHECK(second1.end < first0.end);
+            CHECK(spans[{1, 0}].start >= first0.end);  // worker 0's own order
+        }
+    }
 }
 
 // =====================================================================================

@@ -290,13 +290,25 @@ TANDEM_INLINE circuit_data lay_out(recording&& rec, slot_pool* pool, bool by_id,
             if (st.kind == step_kind::region) {
                 // Instances read their inputs, then write their outputs to fresh
                 // slots: no output lands where any instance of the region still reads.
-                next_step();
+                // The slots the step before released are spread over the outputs
+                // in proportion (output k of n takes the (k·r/n)-th of r, in the
+                // order they were released), so an instance's outputs land where
+                // instances in the same place of that step read or wrote: parts
+                // are contiguous, so a region that follows another elementwise
+                // finds its slots on the same worker and waits for no other
+                // (exec::link_tasks); the rest go back to the free list.
+                std::vector<std::uint32_t> recent;
+                recent.swap(released);
                 recorded_region& rr = rec.regions[st.region];
                 region_data& rd = out.regions[st.region];
                 std::vector<std::uint32_t> input_slots;
-                for (const recorded_region::instance& i : rr.instances)
+                std::size_t n_outputs_read = 0;
+                for (const recorded_region::instance& i : rr.instances) {
                     for (const std::uint32_t w : i.imports) input_slots.push_back(read(w));
-                std::size_t next_input = 0;
+                    for (std::uint32_t j = 0; j < rr.bodies[i.body].output_slots.size(); ++j)
+                        n_outputs_read += ns[i.first_output + j].reads_left != 0 ? 1 : 0;
+                }
+                std::size_t next_input = 0, k = 0, taken = 0;
                 for (const recorded_region::instance& i : rr.instances) {
                     rd.instances.push_back({i.body, static_cast<std::uint32_t>(rd.wire_map.size())});
                     rd.wire_map.insert(rd.wire_map.end(), input_slots.begin() + next_input,
@@ -305,10 +317,23 @@ TANDEM_INLINE circuit_data lay_out(recording&& rec, slot_pool* pool, bool by_id,
                     const auto n_outputs = static_cast<std::uint32_t>(rr.bodies[i.body].output_slots.size());
                     for (std::uint32_t j = 0; j < n_outputs; ++j) {
                         node_state& o = ns[i.first_output + j];
-                        o.slot = o.reads_left == 0 ? unused_slot : new_slot();
+                        if (o.reads_left == 0) {
+                            o.slot = unused_slot;
+                        } else {
+                            const std::size_t at = k++ * recent.size() / n_outputs_read;  // nondecreasing
+                            if (at < recent.size() && at >= taken) {
+                                o.slot = recent[at];
+                                recent[at] = unused_slot;
+                                taken = at + 1;
+                            } else {
+                                o.slot = new_slot();
+                            }
+                        }
                         rd.wire_map.push_back(o.slot);
                     }
                 }
+                for (const std::uint32_t r : recent)
+                    if (r != unused_slot) free_slots.push_back(r);
                 rd.name = std::move(rr.name);
                 rd.bodies = std::move(rr.bodies);
                 continue;

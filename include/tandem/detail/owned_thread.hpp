@@ -59,6 +59,8 @@ private:
 /// first body to throw calls `interrupt` (so the others' blocking link calls
 /// end now, not at their deadline), and its exception — not those the
 /// interruption then caused in the others — is rethrown once all are joined.
+/// A thread that cannot be started calls `interrupt` too, before the bodies
+/// started are joined (they may be waiting for the one that never runs).
 template <class Body, class Interrupt>
 void run_together(std::size_t n, Body&& body, Interrupt&& interrupt) {
     std::mutex m;
@@ -80,7 +82,8 @@ void run_together(std::size_t n, Body&& body, Interrupt&& interrupt) {
         if (n > 1) threads.reserve(n - 1);
         try {
             for (std::size_t k = 1; k < n; ++k) threads.emplace_back([&guarded, k] { guarded(k); });
-        } catch (...) {  // no thread to be had: those started finish first
+        } catch (...) {  // no thread to be had: those started are stopped, and finish first
+            interrupt();
             for (owned_thread& t : threads) t.join();
             throw;
         }

@@ -1,30 +1,25 @@
 // tandem/exec/executor.hpp — runs a plan on the session's workers.
 //
-// The plan's steps run one after another: a sequential step is one task (on
-// the calling thread; its wide levels fan out to the other workers, FGP), a
-// region step one task per worker (its part of the instances). A step's
-// tasks start when every task of the step before has finished: the steps
-// share one label array whose slots are reused step after step
-// (circuit/layout.hpp), so a step depends on its predecessor through data
-// and through slot reuse alike. Within a step nothing is shared but reads:
-// instances write disjoint slots. The dependencies are thus a chain of
-// stages, and the executor is a loop that runs each stage's tasks on
-// oneTBB (`workers`) and waits for them all.
+// The plan's tasks (exec/plan.hpp: a sequential step, a worker's part of a
+// region step, an IPP boundary) run as a graph: each starts once the tasks
+// it depends on have finished — the one before it on its worker, and those
+// of other workers whose slots it reads or overwrites. A region whose parts
+// read only what the same workers wrote before thus follows without a
+// barrier, and a slow part holds up only what depends on it. Sequential
+// steps and boundaries wait for everything before them: a sequential step
+// fans its wide levels out to every worker (FGP), a boundary re-shares wires
+// between IPP's worlds (session/ipp.hpp) on the calling thread's session.
 //
 // Tasks wait for their peer on sockets. A task may suspend there instead of
-// blocking its thread (net/suspend.hpp), so the stage's tasks need not each
-// have a thread — the peer's tasks may run in any order on any number of
-// threads; it blocks where that costs no other task its thread (see
-// `workers`). A stage of one task (a sequential step, a boundary, a
-// one-worker run) runs on the calling thread outside any arena and blocks it
-// while it waits, as a small run's latency wants.
-// With IPP (exec/ipp_plan.hpp) the plan also has boundaries, where the
-// `boundary` hook runs on the calling thread between two steps: there the
-// session re-shares wires between the worlds (session/ipp.hpp).
+// blocking its thread (net/suspend.hpp), so the tasks need not each have a
+// thread — the peer's tasks may run in any order on any number of threads;
+// it blocks where that costs no other task its thread (see `workers`). A
+// one-worker plan runs its tasks in order on the calling thread, which
+// blocks while it waits, as a small run's latency wants.
 // The first task to fail records its exception and calls `interrupt`, which
 // makes every other waiting task fail at once instead of at its deadline;
-// no stage starts after a failure, and the first exception is rethrown
-// when the stage running has drained.
+// no task starts after a failure, and the first exception is rethrown once
+// the tasks running have drained.
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>
@@ -103,9 +98,9 @@ enum class task_waits { suspend, block };
 /// (detail/thread_demand.hpp); in a user's arena it always suspends
 /// (net/suspend.hpp). Either way no task can keep another from running,
 /// whatever the number of threads. Tasks that cannot suspend (a transport
-/// that cannot: remote workers' MPI links, a user's channel) each get a
-/// thread of their own, started for the stage: a blocked task cannot give
-/// its thread to the task that would unblock it.
+/// that cannot: remote workers' MPI links, a user's channel) run on a
+/// thread per worker, started for the run (and one per FGP part): a blocked
+/// task cannot give its thread to the task that would unblock it.
 /// Definitions: exec/workers_impl.hpp.
 class workers {
 public:
@@ -115,9 +110,15 @@ public:
     ~workers();
     std::uint32_t size() const noexcept { return n_; }
 
+    /// Runs f(t) for every task t of g, each once the tasks it waits for
+    /// have finished (f must not throw); returns when all are done. g's
+    /// tasks are on at most size() workers. One call per run: on oneTBB, a
+    /// flow graph of one node per task; with tasks that block, a thread per
+    /// worker that runs the worker's tasks in order.
+    void run_graph(const task_graph& g, const std::function<void(std::uint32_t)>& f);
+
     /// Runs f(k) for k in [0, n) at once (f must not throw); returns when
-    /// all are done. n ≤ size(). One call per stage of several tasks and
-    /// per wide level (FGP).
+    /// all are done. n ≤ size(). One call per wide level (FGP).
     void run_on_each(std::uint32_t n, const std::function<void(std::uint32_t)>& f);
 
 private:
@@ -125,6 +126,11 @@ private:
     /// The tasks as one isolated group, counted in `demand` (null: a user's arena).
     static void spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
                                tandem::detail::thread_demand* demand);
+    /// g as a oneTBB flow graph, its tasks counted in `demand` (null: a user's arena).
+    static void flow(const task_graph& g, const std::function<void(std::uint32_t)>& f,
+                     tandem::detail::thread_demand* demand);
+    /// g on a thread per worker, for tasks that block.
+    void walk(const task_graph& g, const std::function<void(std::uint32_t)>& f);
     std::uint32_t n_;
     task_waits waits_;
     std::unique_ptr<impl> impl_;
@@ -179,43 +185,20 @@ inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* co
         cores[w]->flush();
     };
 
-    // A stage: its first task runs on the calling thread (a sequential step
-    // or a boundary is then no hand-off at all), the others as tasks of the
-    // pool, and the stage ends when all are done.
-    std::vector<std::function<void()>> stage;
-    const auto run_stage = [&] {
-        if (stage.size() == 1) {
-            fail.guard(stage[0]);
-        } else if (!stage.empty()) {
-            pool.run_on_each(static_cast<std::uint32_t>(stage.size()), [&](std::uint32_t k) { fail.guard(stage[k]); });
-        }
-        stage.clear();
-    };
-    const std::size_t n_steps = c.steps.size();
-    for (std::size_t s = 0; s <= n_steps && !fail.happened(); ++s) {
-        if (p.hooked(s)) {
-            stage.emplace_back([&, s] { boundary(s); });
-            run_stage();
-            if (fail.happened()) break;
-        }
-        if (s == n_steps) break;
-        if (c.steps[s].kind == step_kind::sequential) {
-            if (p.steps[s].here) stage.emplace_back([&, s] { run_sequential(c.steps[s]); });
-        } else {
-            const region_data& r = c.regions[c.steps[s].region];
-            const step_plan& sp = p.steps[s];
-            for (std::uint32_t w = 0; w < p.workers; ++w) {
-                const instance_range part = sp.parts[w];
-                if (part.end == part.begin) continue;
-                if (w != 0)  // a worker in another process gets its part now (gc::core::hand_over)
-                    fail.guard([&] {
-                        cores[w]->hand_over(r, part.begin, part.end, label, first_and + sp.instance_first_and[part.begin]);
-                    });
-                stage.emplace_back([&, s, w] { run_part(s, w); });
+    const auto run_task = [&](std::uint32_t t) {
+        fail.guard([&] {
+            const task& tk = p.graph.tasks[t];
+            switch (tk.what) {
+            case task::kind::sequential: run_sequential(c.steps[tk.step]); return;
+            case task::kind::part: run_part(tk.step, tk.worker); return;
+            case task::kind::boundary: boundary(tk.step); return;
             }
-            if (fail.happened()) break;
-        }
-        run_stage();
+        });
+    };
+    if (p.one_worker) {  // in plan order, on the calling thread: no hand-off at all
+        for (std::uint32_t t = 0; t < p.graph.tasks.size() && !fail.happened(); ++t) run_task(t);
+    } else {
+        pool.run_graph(p.graph, run_task);
     }
     fail.rethrow();
 }

@@ -175,6 +175,7 @@ inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
         }
         for (std::uint64_t a : ip.worlds[w].worker_ands) ip.world_ands[w] += a;
     }
+    for (plan& p : ip.worlds) link_tasks(p, c);
     return ip;
 }
 

@@ -15,6 +15,13 @@
 //    instances one after another), disjoint from all others. Instances that
 //    a worker runs in lockstep (gc/half_gates.hpp) share their ranges' union
 //    out gate-major, so one worker garbles exactly what gc::garble does.
+//  * Tasks (task_graph): a sequential step is one task of worker 0, a region
+//    step one task per worker with a part, an IPP boundary one task of
+//    worker 0. Each worker runs its tasks in plan order (its link carries
+//    their tables in that order), and a task waits for the tasks of other
+//    workers whose slots it depends on — so independent regions' parts and
+//    parts that only read their own worker's outputs follow each other
+//    without a barrier.
 #pragma once
 
 #include <tandem/circuit/circuit.hpp>
@@ -23,6 +30,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +64,37 @@ struct step_plan {
     std::vector<instance_range> parts;              ///< regions: per worker
 };
 
+/// One task of a plan: a sequential step, on worker 0 (its wide levels fan
+/// out to the other workers, FGP); worker w's part of a region step; or an
+/// IPP boundary, on worker 0, before step `step` (steps.size(): after the
+/// last).
+struct task {
+    enum class kind : std::uint8_t { sequential, part, boundary };
+    kind what = kind::sequential;
+    std::uint32_t worker = 0;
+    std::uint32_t step = 0;
+};
+
+/// A plan's tasks and what each waits for (paper 001's regions as nodes of
+/// a flow graph; docs/DESIGN.md §8). `tasks` are in plan order, which is a
+/// topological order. A task waits for the task before it on its worker
+/// (the worker's link carries their tables in plan order, and its core is
+/// used by one task at a time) and for each task of another worker that
+/// wrote a slot it reads, read a slot it writes (the layout reuses slots),
+/// or wrote a slot it writes. Sequential steps and boundaries touch every
+/// link or the whole label array: they wait for all tasks before them and
+/// all tasks after them wait for them.
+struct task_graph {
+    std::vector<task> tasks;
+    std::vector<std::uint32_t> waits_for;  ///< per task: how many tasks must finish before it starts
+    std::vector<std::uint32_t> next_begin;  ///< per task t, then one more: where t's successors start in `next`
+    std::vector<std::uint32_t> next;        ///< the tasks that wait for t, for each t in turn
+
+    std::span<const std::uint32_t> successors(std::uint32_t t) const noexcept {
+        return {next.data() + next_begin[t], next_begin[t + 1] - next_begin[t]};
+    }
+};
+
 /// Who runs what: per step, per level and per region instance, which worker
 /// and link, and the tweak ranges (see the top of this header).
 struct plan {
@@ -76,6 +115,8 @@ struct plan {
     /// hook before step k (k == steps.size(): after the last step); empty
     /// without IPP.
     std::vector<std::uint8_t> hooks;
+    /// The tasks and their dependencies (link_tasks, once the rest is set).
+    task_graph graph;
 
     bool hooked(std::size_t k) const noexcept { return k < hooks.size() && hooks[k] != 0; }
 
@@ -132,6 +173,103 @@ inline std::uint32_t split_instances(const region_data& r, const std::vector<std
     }
     for (std::uint32_t w = parts; w < p.workers; ++w) sp.parts[w] = {i, i};
     return range.end > range.begin ? parts : 0;
+}
+
+/// Fills p.graph from the rest of p (see task_graph). Cross-worker
+/// dependencies come from one pass over the region parts' wire maps: per
+/// slot, the task that last wrote it and the tasks that read it since
+/// (sequential steps and boundaries reset both, as everything waits for
+/// them). Plans where one worker runs everything need no such pass.
+inline void link_tasks(plan& p, const circuit_data& c) {
+    constexpr std::uint32_t none = 0xFFFFFFFFu;
+    task_graph& g = p.graph;
+    g = {};
+    std::vector<std::vector<std::uint32_t>> before;  // per task: what it waits for
+    std::vector<std::uint32_t> last(p.workers, none);  // each worker's latest task
+    std::uint32_t barrier = none;                      // the latest sequential step or boundary
+    const bool cross = !p.one_worker;
+    std::vector<std::uint32_t> writer, reader;  // per slot: last writer, newest reader (into reads)
+    struct read { std::uint32_t task, older; };
+    std::vector<read> reads;
+    std::vector<std::uint32_t> seen;  // per task: the latest task that listed it as a wait
+    if (cross) {
+        writer.assign(c.slot_count, none);
+        reader.assign(c.slot_count, none);
+    }
+    // A task before the latest barrier is waited for through it.
+    const auto current = [&](std::uint32_t t) { return t != none && (barrier == none || t >= barrier); };
+
+    const auto add = [&](task t) {
+        const auto id = static_cast<std::uint32_t>(g.tasks.size());
+        g.tasks.push_back(t);
+        before.emplace_back();
+        seen.push_back(none);
+        const auto wait_for = [&](std::uint32_t u) {
+            if (seen[u] != id) {
+                seen[u] = id;
+                before.back().push_back(u);
+            }
+        };
+        if (t.what != task::kind::part) {  // a barrier: after every worker's latest task
+            for (const std::uint32_t u : last)
+                if (current(u)) wait_for(u);
+            if (barrier != none) wait_for(barrier);
+            barrier = id;
+            last[t.worker] = id;
+            return;
+        }
+        if (current(last[t.worker])) wait_for(last[t.worker]);
+        else if (barrier != none) wait_for(barrier);
+        last[t.worker] = id;
+        if (!cross) return;
+        const region_data& r = c.regions[c.steps[t.step].region];
+        const instance_range part = p.steps[t.step].parts[t.worker];
+        const auto other = [&](std::uint32_t u) { return current(u) && g.tasks[u].worker != t.worker; };
+        for (std::uint32_t i = part.begin; i < part.end; ++i) {
+            for (const std::uint32_t s : r.inputs_of(r.instances[i])) {
+                if (other(writer[s])) wait_for(writer[s]);
+                if (reader[s] == none || reads[reader[s]].task != id) {
+                    reads.push_back({id, reader[s]});
+                    reader[s] = static_cast<std::uint32_t>(reads.size() - 1);
+                }
+            }
+        }
+        for (std::uint32_t i = part.begin; i < part.end; ++i) {
+            for (const std::uint32_t s : r.outputs_of(r.instances[i])) {
+                if (s == unused_slot) continue;
+                if (other(writer[s])) wait_for(writer[s]);
+                for (std::uint32_t k = reader[s]; k != none && current(reads[k].task); k = reads[k].older)
+                    if (other(reads[k].task)) wait_for(reads[k].task);
+                writer[s] = id;
+                reader[s] = none;
+            }
+        }
+    };
+
+    const std::size_t n_steps = c.steps.size();
+    for (std::size_t s = 0; s <= n_steps; ++s) {
+        const auto step = static_cast<std::uint32_t>(s);
+        if (p.hooked(s)) add({task::kind::boundary, 0, step});
+        if (s == n_steps) break;
+        if (c.steps[s].kind == step_kind::sequential) {
+            if (p.steps[s].here) add({task::kind::sequential, 0, step});
+            continue;
+        }
+        for (std::uint32_t w = 0; w < p.workers; ++w)
+            if (p.steps[s].parts[w].end > p.steps[s].parts[w].begin) add({task::kind::part, w, step});
+    }
+
+    g.waits_for.reserve(before.size());
+    g.next_begin.assign(before.size() + 1, 0);
+    for (const auto& b : before) {
+        g.waits_for.push_back(static_cast<std::uint32_t>(b.size()));
+        for (const std::uint32_t u : b) ++g.next_begin[u + 1];
+    }
+    for (std::size_t t = 0; t < before.size(); ++t) g.next_begin[t + 1] += g.next_begin[t];
+    g.next.resize(g.next_begin.back());
+    std::vector<std::uint32_t> fill(g.next_begin.begin(), g.next_begin.end() - 1);
+    for (std::size_t t = 0; t < before.size(); ++t)
+        for (const std::uint32_t u : before[t]) g.next[fill[u]++] = static_cast<std::uint32_t>(t);
 }
 
 /// Throws usage_error unless p was made for a circuit shaped like c (same
@@ -202,6 +340,7 @@ inline plan make_plan(const circuit<>& circ, std::uint32_t workers,
         p.steps.push_back(std::move(sp));
     }
     p.and_gates = next;
+    link_tasks(p, c);
     return p;
 }
 

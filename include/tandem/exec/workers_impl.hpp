@@ -15,11 +15,15 @@
 #include <tandem/detail/worker_budget.hpp>
 #include <tandem/exec/executor.hpp>
 
+#include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/task.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include <atomic>
 #include <cstddef>
+#include <memory>
+#include <vector>
 
 namespace tandem::exec {
 
@@ -48,9 +52,10 @@ TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<voi
         return;
     }
     if (tbb::task::current_context() != nullptr) {
-        // Called from a user's task: the user's arena runs ours too (one
-        // pool, no oversubscription), and their waits suspend (no count).
-        spawn_and_wait(n, f, nullptr);
+        // Called from a task: a node of the session's graph (FGP) fans out
+        // on the same arena, counted like it; a user's task on the user's
+        // arena (one pool, no oversubscription), whose waits suspend (no count).
+        spawn_and_wait(n, f, tandem::detail::current_demand());
         return;
     }
     // The session's arena; the caller joins it until all are done.
@@ -76,6 +81,85 @@ TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<
         }
         tasks.wait();
     });
+}
+
+TANDEM_INLINE void workers::run_graph(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
+    if (!impl_) {
+        walk(g, f);
+    } else if (tbb::task::current_context() != nullptr) {
+        flow(g, f, nullptr);  // a user's task: on the user's arena (above)
+    } else {
+        impl_->arena.execute([&] { flow(g, f, &impl_->demand); });
+    }
+}
+
+TANDEM_INLINE void workers::flow(const task_graph& g, const std::function<void(std::uint32_t)>& f,
+                                 tandem::detail::thread_demand* demand) {
+    using tbb::flow::continue_msg;
+    const auto n = static_cast<std::uint32_t>(g.tasks.size());
+    // The graph counts what each node waits for; `left` counts it again only
+    // to tell `demand` the moment a task becomes ready (the graph does not say).
+    std::unique_ptr<std::atomic<std::uint32_t>[]> left;
+    if (demand) {
+        left = std::make_unique<std::atomic<std::uint32_t>[]>(n);
+        for (std::uint32_t t = 0; t < n; ++t) left[t].store(g.waits_for[t], std::memory_order_relaxed);
+    }
+    tbb::this_task_arena::isolate([&] {  // (isolated: see spawn_and_wait)
+        tbb::flow::graph graph;
+        std::vector<tbb::flow::continue_node<continue_msg>> nodes;
+        nodes.reserve(n);
+        for (std::uint32_t t = 0; t < n; ++t)
+            nodes.emplace_back(graph, [&f, &g, &left, demand, t](const continue_msg&) {
+                if (demand) demand->taken();
+                tandem::detail::set_current_demand(demand);
+                f(t);  // (may suspend, and end on another thread)
+                tandem::detail::set_current_demand(nullptr);
+                if (demand)
+                    for (const std::uint32_t s : g.successors(t))
+                        if (left[s].fetch_sub(1, std::memory_order_acq_rel) == 1) demand->ready();
+                return continue_msg();
+            });
+        for (std::uint32_t t = 0; t < n; ++t)
+            for (const std::uint32_t s : g.successors(t)) tbb::flow::make_edge(nodes[t], nodes[s]);
+        for (std::uint32_t t = 0; t < n; ++t) {
+            if (g.waits_for[t] != 0) continue;
+            if (demand) demand->ready();
+            nodes[t].try_put(continue_msg());
+        }
+        graph.wait_for_all();
+    });
+}
+
+TANDEM_INLINE void workers::walk(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
+    const auto n = static_cast<std::uint32_t>(g.tasks.size());
+    auto left = std::make_unique<std::atomic<std::uint32_t>[]>(n);
+    for (std::uint32_t t = 0; t < n; ++t) left[t].store(g.waits_for[t], std::memory_order_relaxed);
+    std::atomic<std::uint64_t> finished{0};  // tasks done (or the walk stopped): what a waiting worker waits on
+    std::atomic<bool> stop{false};           // a worker's thread could not be started
+    const auto wake = [&] {
+        finished.fetch_add(1, std::memory_order_acq_rel);
+        finished.notify_all();
+    };
+    tandem::detail::run_together(
+        n_,
+        [&](std::size_t w) {
+            for (std::uint32_t t = 0; t < n; ++t) {
+                if (g.tasks[t].worker != w) continue;
+                for (;;) {
+                    const std::uint64_t seen = finished.load(std::memory_order_acquire);
+                    if (left[t].load(std::memory_order_acquire) == 0) break;
+                    if (stop.load(std::memory_order_acquire)) return;
+                    finished.wait(seen, std::memory_order_acquire);
+                }
+                f(t);
+                for (const std::uint32_t s : g.successors(t)) left[s].fetch_sub(1, std::memory_order_acq_rel);
+                wake();
+            }
+        },
+        [&] {
+            stop.store(true, std::memory_order_release);
+            wake();
+        });
 }
 
 }  // namespace tandem::exec

@@ -112,14 +112,6 @@ public:
                         std::uint32_t end) = 0;
     /// Passes buffered tables on (a garbler whose sink buffers).
     virtual void flush() = 0;
-    /// Before a stage of region parts, the executor's thread calls this for
-    /// every worker but 0 with the part instances() will then be asked for:
-    /// a core whose worker runs in another process (mpi::remote_core) sends
-    /// the part off here, so that the hand-off is not slowed by worker 0's
-    /// part, which the same thread runs next, and the other worker starts
-    /// at once. Cores that run here have nothing to do.
-    virtual void hand_over(const region_data&, std::uint32_t, std::uint32_t, const detail::label_array&,
-                           std::uint64_t) {}
 };
 
 namespace detail {

@@ -277,11 +277,11 @@ struct rank_cache {
 
 /// Rank 0's stand-in for worker w, which runs on rank w: the region parts
 /// the plan gives w go there with the labels they read, and their output
-/// labels come back into the label array. The executor hands each part over
-/// before worker 0 starts its own (gc::core::hand_over): the messages are
-/// started then, without waiting (the receiver copies them from this
-/// process itself, Open MPI's CMA), and instances(), on w's executor thread,
-/// waits for them and the reply resting — a blocking send or receive would
+/// labels come back into the label array. instances(), on worker w's
+/// thread of the executor (a thread per worker: exec::workers, tasks that
+/// block), starts the messages without waiting (the receiver copies them
+/// from this process itself, Open MPI's CMA), then waits for them and the
+/// reply resting — a blocking send or receive would
 /// spin on the core worker 0's part runs on (environment asks MPI for
 /// MPI_THREAD_MULTIPLE). Runs region parts only: plans over ranks keep
 /// levels whole (exec::plan::split_levels).
@@ -307,8 +307,30 @@ public:
     remote_core(const remote_core&) = delete;
     remote_core& operator=(const remote_core&) = delete;
 
+    std::uint64_t instances(const region_data& r, std::uint32_t begin, std::uint32_t end,
+                            gc::detail::label_array& outer, std::uint64_t first_and) override {
+        hand_over(r, begin, end, outer, first_and);
+        const std::uint64_t next = collect();
+        detail::scatter(r, begin, end, true, labels_, outer);
+        tandem::detail::wipe_all(labels_);
+        return next;
+    }
+    std::uint64_t levels(const circuit_data&, gc::detail::label_array&, std::uint32_t, std::uint32_t,
+                         std::uint64_t) override {
+        tandem::detail::internal_error("mpi::remote_core: a remote rank runs region parts only");
+    }
+    void ands(const gate*, gc::detail::label_array&, std::uint32_t, std::uint32_t, std::uint64_t) override {
+        tandem::detail::internal_error("mpi::remote_core: a remote rank runs region parts only (no FGP across ranks)");
+    }
+    void linear(const circuit_data&, gc::detail::label_array&, std::uint32_t, std::uint32_t) override {
+        tandem::detail::internal_error("mpi::remote_core: a remote rank runs region parts only");
+    }
+    void flush() override {}  // the rank flushes its own tables
+
+private:
+    /// Sends part [begin, end) of r to the rank, with the labels it reads.
     void hand_over(const region_data& r, std::uint32_t begin, std::uint32_t end, const gc::detail::label_array& outer,
-                   std::uint64_t first_and) override {
+                   std::uint64_t first_and) {
         if (!requests_.empty()) tandem::detail::internal_error("mpi::remote_core: a part handed over twice");
         detail::put_bodies(r, words_);
         const bool fresh = !cache_.holds || words_ != cache_.bodies;
@@ -331,27 +353,6 @@ public:
         part_ = {&r, begin, end};
     }
 
-    std::uint64_t instances(const region_data& r, std::uint32_t begin, std::uint32_t end,
-                            gc::detail::label_array& outer, std::uint64_t first_and) override {
-        if (part_.region != &r || part_.begin != begin || part_.end != end) hand_over(r, begin, end, outer, first_and);
-        const std::uint64_t next = collect();
-        detail::scatter(r, begin, end, true, labels_, outer);
-        tandem::detail::wipe_all(labels_);
-        return next;
-    }
-    std::uint64_t levels(const circuit_data&, gc::detail::label_array&, std::uint32_t, std::uint32_t,
-                         std::uint64_t) override {
-        tandem::detail::internal_error("mpi::remote_core: a remote rank runs region parts only");
-    }
-    void ands(const gate*, gc::detail::label_array&, std::uint32_t, std::uint32_t, std::uint64_t) override {
-        tandem::detail::internal_error("mpi::remote_core: a remote rank runs region parts only (no FGP across ranks)");
-    }
-    void linear(const circuit_data&, gc::detail::label_array&, std::uint32_t, std::uint32_t) override {
-        tandem::detail::internal_error("mpi::remote_core: a remote rank runs region parts only");
-    }
-    void flush() override {}  // the rank flushes its own tables
-
-private:
     /// Waits for the part handed over and its reply: the output labels into
     /// labels_; returns the tweak after the part, or throws the rank's error.
     std::uint64_t collect() {
