@@ -15,6 +15,7 @@
 
 #include <tandem/async.hpp>
 #include <tandem/detail/owned_thread.hpp>
+#include <tandem/detail/sanitizers.hpp>
 #include <tandem/net/suspend.hpp>
 #include <tandem/tandem.hpp>
 
@@ -428,6 +429,12 @@ TEST_CASE("async.a_sessions_arena_adds_its_workers_to_onetbbs_limit_while_it_liv
     // back when it goes.
     const auto limit = [] { return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism); };
     const std::size_t before = limit();
+    if (TANDEM_ADDRESS_SANITIZER || TANDEM_THREAD_SANITIZER) {
+        // (there a session's own tasks have threads, and no arena: detail/sanitizers.hpp)
+        exec::workers four(4);
+        CHECK(limit() == before);
+        return;
+    }
     {
         exec::workers four(4);  // (a session with threads = 4 makes one at its first run that needs it)
         CHECK(limit() == std::max(before, static_cast<std::size_t>(tbb::info::default_concurrency()) + 3));

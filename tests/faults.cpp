@@ -63,6 +63,7 @@
 #include "memory_sessions.hpp"
 
 #include <tandem/detail/owned_thread.hpp>  // detail::threads_running, run_together
+#include <tandem/net/suspend.hpp>          // net::detail::background
 #include <tandem/tandem.hpp>
 #include <tandem/session/engine.hpp>  // detail::live_outputs
 
@@ -592,6 +593,10 @@ TEST_CASE("faults.matrix") {
             cal[static_cast<int>(k)] = calibrate(k, threads);
         }
         // The sessions' pools are made lazily: the baseline is taken after honest runs.
+        // So is tandem's background I/O (a thread, and its reactor's 3
+        // descriptors, for the process's life), at the first wait that suspends:
+        // a faulty run may be the first. A timer on it makes the reactor.
+        { const asio::steady_timer make_reactor(net::detail::background().running()); }
         const std::size_t base_threads = thread_count(), base_fds = fd_count();
         CHECK(detail::threads_running().load() == 0);
         for (const phase ph : phases)

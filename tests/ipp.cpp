@@ -357,6 +357,39 @@ TEST_CASE("ipp.plan.splits_mvmul_evenly_and_transfers_its_surface") {
     CHECK(whole.transferred_bits == 0);
 }
 
+TEST_CASE("ipp.plan.one_graph_of_both_worlds_waits_across_them_only_at_boundaries") {
+    const auto c = apps::mvmul_circuit<16, 16>();
+    for (std::uint32_t w : {1u, 2u, 4u}) {
+        INFO("workers " << w);
+        const exec::ipp_plan ip = exec::make_ipp_plan(c, w);
+        const exec::task_graph& g = ip.joint;
+        REQUIRE(g.tasks.size() == ip.worlds[0].graph.tasks.size() + ip.worlds[1].graph.tasks.size());
+        std::size_t outs = 0, ins = 0;
+        for (std::uint32_t t = 0; t < g.tasks.size(); ++t) {
+            const exec::task& tk = g.tasks[t];
+            CHECK(tk.worker / w == tk.world);  // Bob's world's workers after Alice's
+            outs += tk.what == exec::task::kind::transfers_out ? 1 : 0;
+            ins += tk.what == exec::task::kind::transfers_in ? 1 : 0;
+            for (const std::uint32_t s : g.successors(t)) {
+                CHECK(s > t);  // a topological order
+                const exec::task& next = g.tasks[s];
+                if (next.world != tk.world) {  // across worlds: only out → in of the same boundary
+                    CHECK(tk.what == exec::task::kind::transfers_out);
+                    CHECK(next.what == exec::task::kind::transfers_in);
+                    CHECK(next.step == tk.step);
+                }
+            }
+        }
+        std::size_t hooks = 0;
+        for (std::size_t k = 0; k <= c.data().steps.size(); ++k) hooks += ip.worlds[0].hooked(k) ? 1 : 0;
+        CHECK(outs == 2 * hooks);
+        CHECK(ins == 2 * hooks);
+        // Each world's transfers in wait for both worlds' transfers out.
+        for (std::uint32_t t = 0; t < g.tasks.size(); ++t)
+            if (g.tasks[t].what == exec::task::kind::transfers_in) CHECK(g.waits_for[t] == 2);
+    }
+}
+
 TEST_CASE("ipp.session.apps_equal_plaintext_and_non_ipp") {
     const auto bio = apps::biomatch_circuit<6, 2>();
     const auto mexp = apps::mexp_circuit<4>();

@@ -1,8 +1,8 @@
 // tandem/detail/owned_thread.hpp — the threads tandem starts, counted.
 //
-// The threads tandem starts itself — a stage's tasks where they cannot
-// suspend (exec/workers_impl.hpp), an IPP run's second world, a pipelined
-// stream's runner — are owned_threads: a std::thread that counts itself in `threads_running()`
+// The threads tandem starts itself — a run's workers where their tasks
+// cannot suspend (exec/workers_impl.hpp), a pipelined stream's runner —
+// are owned_threads: a std::thread that counts itself in `threads_running()`
 // from its start until it is joined. Every owner joins in its destructor, so
 // the count is 0 whenever no session or stream is alive; a value above 0 then
 // means an owner was never destroyed (a leak). The fault matrix

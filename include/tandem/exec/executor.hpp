@@ -1,20 +1,22 @@
 // tandem/exec/executor.hpp — runs a plan on the session's workers.
 //
 // The plan's tasks (exec/plan.hpp: a sequential step, a worker's part of a
-// region step, an IPP boundary) run as a graph: each starts once the tasks
+// region step, an IPP boundary's transfers) run as a graph: each starts once the tasks
 // it depends on have finished — the one before it on its worker, and those
 // of other workers whose slots it reads or overwrites. A region whose parts
 // read only what the same workers wrote before thus follows without a
 // barrier, and a slow part holds up only what depends on it. Sequential
 // steps and boundaries wait for everything before them: a sequential step
 // fans its wide levels out to every worker (FGP), a boundary re-shares wires
-// between IPP's worlds (session/ipp.hpp) on the calling thread's session.
+// between IPP's worlds (session/ipp.hpp). With IPP one graph holds both
+// worlds' tasks (exec::ipp_plan::joint), a world's transfers in waiting for
+// the other's transfers out.
 //
 // Tasks wait for their peer on sockets. A task may suspend there instead of
 // blocking its thread (net/suspend.hpp), so the tasks need not each have a
 // thread — the peer's tasks may run in any order on any number of threads;
 // it blocks where that costs no other task its thread (see `workers`). A
-// one-worker plan runs its tasks in order on the calling thread, which
+// one-worker plan (one world) runs its tasks in order on the calling thread, which
 // blocks while it waits, as a small run's latency wants.
 // The first task to fail records its exception and calls `interrupt`, which
 // makes every other waiting task fail at once instead of at its deadline;
@@ -123,6 +125,9 @@ public:
 
 private:
     struct impl;
+    /// Whether the caller is a oneTBB task whose waits may suspend: the
+    /// work joins its arena (a user's, or the session's own from a node).
+    bool in_users_task() const noexcept;
     /// The tasks as one isolated group, counted in `demand` (null: a user's arena).
     static void spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
                                tandem::detail::thread_demand* demand);
@@ -136,71 +141,99 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-/// Runs every step of c as the plan says. cores[w] is worker w's engine
-/// (a gc::garbler_core or gc::evaluator_core, bound to link w); `label`
-/// holds the circuit's slots with its inputs in front; `first_and` offsets
-/// all tweaks. `interrupt` is called once if any task fails. `pool` runs at
-/// least p.workers tasks at once (unused when p.one_worker: then the calling
-/// thread runs everything). Not a template: the cores are called per run of
+/// One world of a run: its plan, its cores (cores[w] is worker w's engine,
+/// a gc::garbler_core or gc::evaluator_core bound to link w), its label
+/// array (the circuit's slots, with the inputs in front where the world
+/// holds them) and the offset of all its tweaks.
+struct world_run {
+    const plan& p;
+    std::span<gc::core* const> cores;
+    gc::detail::label_array& label;
+    std::uint64_t first_and = 0;
+};
+
+/// An IPP boundary's task (task::kind::transfers_out or transfers_in) of
+/// world `world` before step k (session/ipp.hpp).
+using transfer_hook = std::function<void(std::size_t k, std::uint8_t world, task::kind what)>;
+
+/// Runs the tasks of g over the worlds (one, or IPP's two: g is then the
+/// ipp_plan's joint graph), on `pool`, which runs at least as many workers
+/// as g has; `transfers` runs the boundaries' tasks. `interrupt` is called
+/// once if any task fails. Not a template: the cores are called per run of
 /// levels, per FGP part and per region part, never per gate.
-inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* const> cores,
-                    gc::detail::label_array& label, std::uint64_t first_and, workers& pool,
-                    std::function<void()> interrupt = {}, const std::function<void(std::size_t)>& boundary = {}) {
-    if (cores.size() != p.workers || pool.size() < p.workers)
-        tandem::detail::internal_error("executor: one core per worker and a pool for them all expected");
-    if (!p.hooks.empty() && !boundary) tandem::detail::internal_error("executor: an IPP plan needs a boundary hook");
+inline void execute_graph(const circuit_data& c, std::span<const world_run> worlds, const task_graph& g,
+                          workers& pool, std::function<void()> interrupt, const transfer_hook& transfers) {
+    std::uint32_t all = 0;
+    for (const world_run& x : worlds) {
+        if (x.cores.size() != x.p.workers) tandem::detail::internal_error("executor: one core per worker expected");
+        if (!x.p.hooks.empty() && !transfers) tandem::detail::internal_error("executor: an IPP plan needs its transfers");
+        all += x.p.workers;
+    }
+    if (pool.size() < all) tandem::detail::internal_error("executor: a pool for every worker expected");
     detail::failure fail(std::move(interrupt));
 
-    const auto run_sequential = [&](const step& st) {
-        gc::core& main = *cores[0];
+    const auto run_sequential = [&](const world_run& x, const step& st) {
+        const plan& p = x.p;
+        gc::core& main = *x.cores[0];
         for (std::uint32_t l = st.level_begin; l < st.level_end;) {
             // The levels up to the next one split over workers run in one call
             // (their tweaks follow each other: exec/plan.hpp).
             std::uint32_t whole = l;
             while (whole < st.level_end && p.level_parts(c.levels[whole]) == 1) ++whole;
-            if (whole > l) main.levels(c, label, l, whole, first_and + p.level_first_and[l]);
+            if (whole > l) main.levels(c, x.label, l, whole, x.first_and + p.level_first_and[l]);
             if ((l = whole) == st.level_end) break;
             const level_range& lv = c.levels[l];  // FGP: part k of the level's ANDs on worker k
-            const std::uint64_t first = first_and + p.level_first_and[l];
+            const std::uint64_t first = x.first_and + p.level_first_and[l];
             const std::uint32_t n = p.level_parts(lv);
             pool.run_on_each(n, [&](std::uint32_t k) {
                 fail.guard([&] {
                     const auto [b, e] = plan::level_part(lv, k, n);
-                    cores[k]->ands(c.gates.data(), label, b, e, first + (b - lv.and_begin));
-                    if (k != 0) cores[k]->flush();
+                    x.cores[k]->ands(c.gates.data(), x.label, b, e, first + (b - lv.and_begin));
+                    if (k != 0) x.cores[k]->flush();
                 });
             });
             if (fail.happened()) return;
-            main.linear(c, label, lv.xor_begin, lv.end);
+            main.linear(c, x.label, lv.xor_begin, lv.end);
             ++l;
         }
         main.flush();
     };
-    const auto run_part = [&](std::size_t s, std::uint32_t w) {
+    const auto run_part = [&](const world_run& x, std::size_t s, std::uint32_t w) {
         const region_data& r = c.regions[c.steps[s].region];
-        const step_plan& sp = p.steps[s];
+        const step_plan& sp = x.p.steps[s];
         const instance_range part = sp.parts[w];
         if (part.end > part.begin)
-            cores[w]->instances(r, part.begin, part.end, label, first_and + sp.instance_first_and[part.begin]);
-        cores[w]->flush();
+            x.cores[w]->instances(r, part.begin, part.end, x.label, x.first_and + sp.instance_first_and[part.begin]);
+        x.cores[w]->flush();
     };
-
     const auto run_task = [&](std::uint32_t t) {
         fail.guard([&] {
-            const task& tk = p.graph.tasks[t];
+            const task& tk = g.tasks[t];
+            const world_run& x = worlds[tk.world];
             switch (tk.what) {
-            case task::kind::sequential: run_sequential(c.steps[tk.step]); return;
-            case task::kind::part: run_part(tk.step, tk.worker); return;
-            case task::kind::boundary: boundary(tk.step); return;
+            case task::kind::sequential: run_sequential(x, c.steps[tk.step]); return;
+            case task::kind::part: run_part(x, tk.step, tk.worker - tk.world * worlds[0].p.workers); return;
+            case task::kind::transfers_out:
+            case task::kind::transfers_in: transfers(tk.step, tk.world, tk.what); return;
             }
         });
     };
-    if (p.one_worker) {  // in plan order, on the calling thread: no hand-off at all
-        for (std::uint32_t t = 0; t < p.graph.tasks.size() && !fail.happened(); ++t) run_task(t);
+    if (worlds.size() == 1 && worlds[0].p.one_worker) {  // in plan order, on the calling thread: no hand-off
+        for (std::uint32_t t = 0; t < g.tasks.size() && !fail.happened(); ++t) run_task(t);
     } else {
-        pool.run_graph(p.graph, run_task);
+        pool.run_graph(g, run_task);
     }
     fail.rethrow();
+}
+
+/// Runs every step of c as the plan says, on one world (see world_run).
+/// `pool` runs at least p.workers tasks at once (unused when p.one_worker:
+/// then the calling thread runs everything).
+inline void execute(const plan& p, const circuit_data& c, std::span<gc::core* const> cores,
+                    gc::detail::label_array& label, std::uint64_t first_and, workers& pool,
+                    std::function<void()> interrupt = {}) {
+    const world_run world{p, cores, label, first_and};
+    execute_graph(c, std::span<const world_run>(&world, 1), p.graph, pool, std::move(interrupt), {});
 }
 
 namespace detail {
@@ -209,7 +242,7 @@ namespace detail {
 inline void run_cores(const plan& p, const circuit_data& c,
                       const std::function<std::unique_ptr<gc::core>(std::uint32_t)>& make,
                       gc::detail::label_array& label, std::uint64_t first_and, workers* pool,
-                      std::function<void()> interrupt, const std::function<void(std::size_t)>& boundary = {}) {
+                      std::function<void()> interrupt) {
     std::vector<std::unique_ptr<gc::core>> cores;
     std::vector<gc::core*> ptrs;
     for (std::uint32_t w = 0; w < p.workers; ++w) {
@@ -219,7 +252,7 @@ inline void run_cores(const plan& p, const circuit_data& c,
     try {
         std::optional<workers> own;  // (its sinks are the caller's: they may block)
         if (pool == nullptr) pool = &own.emplace(p.workers, task_waits::block);
-        execute(p, c, std::span<gc::core* const>(ptrs), label, first_and, *pool, std::move(interrupt), boundary);
+        execute(p, c, std::span<gc::core* const>(ptrs), label, first_and, *pool, std::move(interrupt));
     } catch (...) {
         tandem::detail::wipe_all(label);
         throw;

@@ -71,7 +71,56 @@ struct ipp_plan {
     std::uint64_t transferred_bits = 0;     ///< both directions, all boundaries
     std::uint64_t and_gates = 0;
     std::array<std::uint64_t, 2> world_ands{};  ///< ANDs garbled in each world
+    /// Both worlds' tasks in one graph (join_worlds): what a party runs.
+    task_graph joint;
 };
+
+/// The graph of both worlds' tasks: each world's graph (its workers counted
+/// after the other world's: Bob's world's worker w is workers + w), with one
+/// more wait per boundary — a world's transfers in wait for the other
+/// world's transfers out, whose labels they install. So the flow graph, not a
+/// thread per world, decides when each world's regions run, and a world waits
+/// for the other only where wires cross. In plan order per world, the worlds
+/// interleaved boundary by boundary (a topological order).
+inline task_graph join_worlds(const std::array<plan, 2>& worlds) {
+    const std::uint32_t workers = worlds[0].workers;
+    task_graph joint;
+    std::vector<task_edge> edges;
+    std::array<std::vector<std::uint32_t>, 2> at;  // per world: its tasks' indices in joint
+    for (std::size_t x = 0; x < 2; ++x) at[x].assign(worlds[x].graph.tasks.size(), 0);
+    const auto emit = [&](std::size_t x, std::uint32_t t) {
+        at[x][t] = static_cast<std::uint32_t>(joint.tasks.size());
+        task tk = worlds[x].graph.tasks[t];
+        tk.worker += static_cast<std::uint32_t>(x) * workers;
+        tk.world = static_cast<std::uint8_t>(x);
+        joint.tasks.push_back(tk);
+    };
+    std::array<std::uint32_t, 2> next{0, 0}, out{0, 0};
+    const auto left = [&](std::size_t x) { return next[x] < worlds[x].graph.tasks.size(); };
+    while (left(0) || left(1)) {
+        for (std::size_t x = 0; x < 2; ++x)
+            while (left(x)) {
+                const std::uint32_t t = next[x]++;
+                emit(x, t);
+                if (worlds[x].graph.tasks[t].what == task::kind::transfers_out) {
+                    out[x] = at[x][t];
+                    break;
+                }
+            }
+        for (std::size_t x = 0; x < 2; ++x)
+            if (left(x) && worlds[x].graph.tasks[next[x]].what == task::kind::transfers_in) {
+                edges.push_back({out[1 - x], static_cast<std::uint32_t>(joint.tasks.size())});
+                emit(x, next[x]++);
+            }
+    }
+    for (std::size_t x = 0; x < 2; ++x) {  // each world's own waits
+        const task_graph& g = worlds[x].graph;
+        for (std::uint32_t t = 0; t < g.tasks.size(); ++t)
+            for (const std::uint32_t s : g.successors(t)) edges.push_back({at[x][t], at[x][s]});
+    }
+    set_dependencies(joint, edges);
+    return joint;
+}
 
 /// The IPP plan for running c with `workers` workers per world and party.
 /// Its input bits sit in slots first_input .. first_input + input_bits - 1
@@ -176,6 +225,7 @@ inline ipp_plan make_ipp_plan(const circuit<>& circ, std::uint32_t workers,
         for (std::uint64_t a : ip.worlds[w].worker_ands) ip.world_ands[w] += a;
     }
     for (plan& p : ip.worlds) link_tasks(p, c);
+    ip.joint = join_worlds(ip.worlds);
     return ip;
 }
 

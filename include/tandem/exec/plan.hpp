@@ -16,8 +16,8 @@
 //    a worker runs in lockstep (gc/half_gates.hpp) share their ranges' union
 //    out gate-major, so one worker garbles exactly what gc::garble does.
 //  * Tasks (task_graph): a sequential step is one task of worker 0, a region
-//    step one task per worker with a part, an IPP boundary one task of
-//    worker 0. Each worker runs its tasks in plan order (its link carries
+//    step one task per worker with a part, an IPP boundary two tasks of
+//    worker 0 (the transfers out of the world, then those into it). Each worker runs its tasks in plan order (its link carries
 //    their tables in that order), and a task waits for the tasks of other
 //    workers whose slots it depends on — so independent regions' parts and
 //    parts that only read their own worker's outputs follow each other
@@ -65,14 +65,17 @@ struct step_plan {
 };
 
 /// One task of a plan: a sequential step, on worker 0 (its wide levels fan
-/// out to the other workers, FGP); worker w's part of a region step; or an
-/// IPP boundary, on worker 0, before step `step` (steps.size(): after the
-/// last).
+/// out to the other workers, FGP); worker w's part of a region step; or, at
+/// an IPP boundary before step `step` (steps.size(): after the last), on
+/// worker 0, the transfers out of the world and then those into it
+/// (session/ipp.hpp). In the graph of both IPP worlds (ipp_plan::joint),
+/// `worker` counts the workers of both, Bob's world's after Alice's.
 struct task {
-    enum class kind : std::uint8_t { sequential, part, boundary };
+    enum class kind : std::uint8_t { sequential, part, transfers_out, transfers_in };
     kind what = kind::sequential;
     std::uint32_t worker = 0;
     std::uint32_t step = 0;
+    std::uint8_t world = 0;  ///< IPP: exec::world's index (0: Alice's, and without IPP)
 };
 
 /// A plan's tasks and what each waits for (paper 001's regions as nodes of
@@ -81,9 +84,9 @@ struct task {
 /// (the worker's link carries their tables in plan order, and its core is
 /// used by one task at a time) and for each task of another worker that
 /// wrote a slot it reads, read a slot it writes (the layout reuses slots),
-/// or wrote a slot it writes. Sequential steps and boundaries touch every
-/// link or the whole label array: they wait for all tasks before them and
-/// all tasks after them wait for them.
+/// or wrote a slot it writes. Sequential steps and boundaries' tasks touch
+/// every link or the whole label array: they wait for all tasks before them
+/// and all tasks after them wait for them.
 struct task_graph {
     std::vector<task> tasks;
     std::vector<std::uint32_t> waits_for;  ///< per task: how many tasks must finish before it starts
@@ -175,6 +178,27 @@ inline std::uint32_t split_instances(const region_data& r, const std::vector<std
     return range.end > range.begin ? parts : 0;
 }
 
+/// One dependency of a task graph: task `to` waits for task `from`.
+struct task_edge {
+    std::uint32_t from, to;
+};
+
+/// Sets g's counts and successor lists (g.tasks set) from its edges, each
+/// listed once.
+inline void set_dependencies(task_graph& g, const std::vector<task_edge>& edges) {
+    const std::size_t n = g.tasks.size();
+    g.waits_for.assign(n, 0);
+    g.next_begin.assign(n + 1, 0);
+    for (const task_edge& e : edges) {
+        ++g.waits_for[e.to];
+        ++g.next_begin[e.from + 1];
+    }
+    for (std::size_t t = 0; t < n; ++t) g.next_begin[t + 1] += g.next_begin[t];
+    g.next.resize(edges.size());
+    std::vector<std::uint32_t> fill(g.next_begin.begin(), g.next_begin.end() - 1);
+    for (const task_edge& e : edges) g.next[fill[e.from]++] = e.to;
+}
+
 /// Fills p.graph from the rest of p (see task_graph). Cross-worker
 /// dependencies come from one pass over the region parts' wire maps: per
 /// slot, the task that last wrote it and the tasks that read it since
@@ -184,9 +208,9 @@ inline void link_tasks(plan& p, const circuit_data& c) {
     constexpr std::uint32_t none = 0xFFFFFFFFu;
     task_graph& g = p.graph;
     g = {};
-    std::vector<std::vector<std::uint32_t>> before;  // per task: what it waits for
+    std::vector<task_edge> edges;
     std::vector<std::uint32_t> last(p.workers, none);  // each worker's latest task
-    std::uint32_t barrier = none;                      // the latest sequential step or boundary
+    std::uint32_t barrier = none;                      // the latest sequential step or boundary task
     const bool cross = !p.one_worker;
     std::vector<std::uint32_t> writer, reader;  // per slot: last writer, newest reader (into reads)
     struct read { std::uint32_t task, older; };
@@ -202,12 +226,11 @@ inline void link_tasks(plan& p, const circuit_data& c) {
     const auto add = [&](task t) {
         const auto id = static_cast<std::uint32_t>(g.tasks.size());
         g.tasks.push_back(t);
-        before.emplace_back();
         seen.push_back(none);
         const auto wait_for = [&](std::uint32_t u) {
             if (seen[u] != id) {
                 seen[u] = id;
-                before.back().push_back(u);
+                edges.push_back({u, id});
             }
         };
         if (t.what != task::kind::part) {  // a barrier: after every worker's latest task
@@ -249,7 +272,10 @@ inline void link_tasks(plan& p, const circuit_data& c) {
     const std::size_t n_steps = c.steps.size();
     for (std::size_t s = 0; s <= n_steps; ++s) {
         const auto step = static_cast<std::uint32_t>(s);
-        if (p.hooked(s)) add({task::kind::boundary, 0, step});
+        if (p.hooked(s)) {
+            add({task::kind::transfers_out, 0, step});
+            add({task::kind::transfers_in, 0, step});
+        }
         if (s == n_steps) break;
         if (c.steps[s].kind == step_kind::sequential) {
             if (p.steps[s].here) add({task::kind::sequential, 0, step});
@@ -259,17 +285,7 @@ inline void link_tasks(plan& p, const circuit_data& c) {
             if (p.steps[s].parts[w].end > p.steps[s].parts[w].begin) add({task::kind::part, w, step});
     }
 
-    g.waits_for.reserve(before.size());
-    g.next_begin.assign(before.size() + 1, 0);
-    for (const auto& b : before) {
-        g.waits_for.push_back(static_cast<std::uint32_t>(b.size()));
-        for (const std::uint32_t u : b) ++g.next_begin[u + 1];
-    }
-    for (std::size_t t = 0; t < before.size(); ++t) g.next_begin[t + 1] += g.next_begin[t];
-    g.next.resize(g.next_begin.back());
-    std::vector<std::uint32_t> fill(g.next_begin.begin(), g.next_begin.end() - 1);
-    for (std::size_t t = 0; t < before.size(); ++t)
-        for (const std::uint32_t u : before[t]) g.next[fill[u]++] = static_cast<std::uint32_t>(t);
+    set_dependencies(g, edges);
 }
 
 /// Throws usage_error unless p was made for a circuit shaped like c (same

@@ -5,13 +5,14 @@
 // that include tandem.hpp parse none of oneTBB).
 //
 // Under ThreadSanitizer every task has a thread of its own, as tasks that
-// cannot suspend do (detail/thread_sanitizer.hpp).
+// cannot suspend do; under AddressSanitizer every task outside a user's
+// arena (detail/sanitizers.hpp).
 #pragma once
 
 #include <tandem/detail/linkage.hpp>
 #include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/thread_demand.hpp>
-#include <tandem/detail/thread_sanitizer.hpp>
+#include <tandem/detail/sanitizers.hpp>
 #include <tandem/detail/worker_budget.hpp>
 #include <tandem/exec/executor.hpp>
 
@@ -27,6 +28,15 @@
 
 namespace tandem::exec {
 
+namespace detail {
+/// Per task of g, how many tasks it still waits for (counted down as they end).
+inline std::unique_ptr<std::atomic<std::uint32_t>[]> tasks_left(const task_graph& g) {
+    auto left = std::make_unique<std::atomic<std::uint32_t>[]>(g.tasks.size());
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) left[t].store(g.waits_for[t], std::memory_order_relaxed);
+    return left;
+}
+}  // namespace detail
+
 struct workers::impl {
     explicit impl(std::uint32_t n) : budget(n - 1), arena(static_cast<int>(n), 1) {}
     tandem::detail::worker_budget budget;  // the n - 1 workers the arena adds to the process
@@ -36,10 +46,15 @@ struct workers::impl {
 
 TANDEM_INLINE workers::workers(std::uint32_t n, task_waits waits) : n_(n), waits_(waits) {
     if (TANDEM_THREAD_SANITIZER) waits_ = task_waits::block;
-    if (waits_ == task_waits::suspend && n > 1) impl_ = std::make_unique<impl>(n);
+    if (waits_ == task_waits::suspend && n > 1 && !TANDEM_ADDRESS_SANITIZER) impl_ = std::make_unique<impl>(n);
 }
 
 TANDEM_INLINE workers::~workers() = default;
+
+TANDEM_INLINE bool workers::in_users_task() const noexcept {
+    // (or a node of the session's own graph, whose fan-outs join its arena)
+    return waits_ == task_waits::suspend && tbb::task::current_context() != nullptr;
+}
 
 TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<void(std::uint32_t)>& f) {
     if (n > n_) tandem::detail::internal_error("workers: more tasks than workers");
@@ -47,15 +62,15 @@ TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<voi
         f(0);
         return;
     }
-    if (!impl_) {  // tasks that block: a thread each
-        tandem::detail::run_together(n, [&f](std::size_t k) { f(static_cast<std::uint32_t>(k)); }, [] {});
-        return;
-    }
-    if (tbb::task::current_context() != nullptr) {
+    if (in_users_task()) {
         // Called from a task: a node of the session's graph (FGP) fans out
         // on the same arena, counted like it; a user's task on the user's
         // arena (one pool, no oversubscription), whose waits suspend (no count).
         spawn_and_wait(n, f, tandem::detail::current_demand());
+        return;
+    }
+    if (!impl_) {  // tasks that block: a thread each
+        tandem::detail::run_together(n, [&f](std::size_t k) { f(static_cast<std::uint32_t>(k)); }, [] {});
         return;
     }
     // The session's arena; the caller joins it until all are done.
@@ -84,10 +99,10 @@ TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<
 }
 
 TANDEM_INLINE void workers::run_graph(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
-    if (!impl_) {
+    if (in_users_task()) {
+        flow(g, f, nullptr);  // on the user's arena (above)
+    } else if (!impl_) {
         walk(g, f);
-    } else if (tbb::task::current_context() != nullptr) {
-        flow(g, f, nullptr);  // a user's task: on the user's arena (above)
     } else {
         impl_->arena.execute([&] { flow(g, f, &impl_->demand); });
     }
@@ -99,11 +114,7 @@ TANDEM_INLINE void workers::flow(const task_graph& g, const std::function<void(s
     const auto n = static_cast<std::uint32_t>(g.tasks.size());
     // The graph counts what each node waits for; `left` counts it again only
     // to tell `demand` the moment a task becomes ready (the graph does not say).
-    std::unique_ptr<std::atomic<std::uint32_t>[]> left;
-    if (demand) {
-        left = std::make_unique<std::atomic<std::uint32_t>[]>(n);
-        for (std::uint32_t t = 0; t < n; ++t) left[t].store(g.waits_for[t], std::memory_order_relaxed);
-    }
+    const auto left = demand ? detail::tasks_left(g) : nullptr;
     tbb::this_task_arena::isolate([&] {  // (isolated: see spawn_and_wait)
         tbb::flow::graph graph;
         std::vector<tbb::flow::continue_node<continue_msg>> nodes;
@@ -132,8 +143,7 @@ TANDEM_INLINE void workers::flow(const task_graph& g, const std::function<void(s
 
 TANDEM_INLINE void workers::walk(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
     const auto n = static_cast<std::uint32_t>(g.tasks.size());
-    auto left = std::make_unique<std::atomic<std::uint32_t>[]>(n);
-    for (std::uint32_t t = 0; t < n; ++t) left[t].store(g.waits_for[t], std::memory_order_relaxed);
+    const auto left = detail::tasks_left(g);
     std::atomic<std::uint64_t> finished{0};  // tasks done (or the walk stopped): what a waiting worker waits on
     std::atomic<bool> stop{false};           // a worker's thread could not be started
     const auto wake = [&] {

@@ -19,7 +19,7 @@
 
 #include <tandem/detail/thread_bound.hpp>
 #include <tandem/detail/thread_demand.hpp>
-#include <tandem/detail/thread_sanitizer.hpp>
+#include <tandem/detail/sanitizers.hpp>
 #include <tandem/net/channel.hpp>
 
 #include <asio/error.hpp>
@@ -47,7 +47,7 @@ namespace tandem::net::detail {
 /// thread's outside oneTBB does (a suspended wait costs a hand-off through
 /// the background thread, which only a thread that has other tasks to run
 /// earns back).
-/// Never under ThreadSanitizer (detail/thread_sanitizer.hpp).
+/// Never under ThreadSanitizer (detail/sanitizers.hpp).
 inline bool can_suspend() noexcept {
     if (TANDEM_THREAD_SANITIZER) return false;
     return !tandem::detail::thread_is_bound() && tbb::task::current_context() != nullptr;

@@ -418,13 +418,14 @@ private:
     /// Alice's own world for her, the world Bob evaluates for him.
     void run_ipp(const circuit<>& circ, const exec::ipp_plan& plan, gc::detail::label_array& labels) {
         const exec::world mine = garbler() ? exec::world::alice : exec::world::bob;
-        // Pools are made once, for every run.
-        if (!plan.worlds[exec::index(mine)].one_worker && !pool_) pool_.emplace(p_.threads, task_waits_on(p_.links));
-        if (!plan.worlds[exec::index(exec::other(mine))].one_worker && !peer_pool_)
-            peer_pool_.emplace(p_.threads, task_waits_on(p_.bob_links));
-        std::array<exec::workers*, 2> pools{pool_ ? &*pool_ : nullptr, peer_pool_ ? &*peer_pool_ : nullptr};
-        if (mine == exec::world::bob) std::swap(pools[0], pools[1]);
-        ipp_run r{plan, {p_.links, p_.bob_links}, pools, *p_.sender, *p_.receiver, p_.delta, mine, p_.cores,
+        // Both worlds' workers on one pool, made once, for every run: their
+        // tasks block only where both worlds' links can suspend.
+        if (!ipp_pool_) {
+            const bool block = task_waits_on(p_.links) == exec::task_waits::block ||
+                               task_waits_on(p_.bob_links) == exec::task_waits::block;
+            ipp_pool_.emplace(2 * p_.threads, block ? exec::task_waits::block : exec::task_waits::suspend);
+        }
+        ipp_run r{plan, {p_.links, p_.bob_links}, *ipp_pool_, *p_.sender, *p_.receiver, p_.delta, mine, p_.cores,
                   first_and_, p_.remote};
         const circuit_data& c = circ.data();
         gc::detail::label_array other(c.slot_count);
@@ -449,7 +450,7 @@ private:
     std::uint64_t opened_ = 0;  // outputs opened in this run so far: the output hashes' index
     std::vector<std::unique_ptr<gc::channel_source>> sources_;
     std::optional<exec::workers> pool_;       // the run's oneTBB arena, made at the first run that needs it
-    std::optional<exec::workers> peer_pool_;  // IPP: the workers of the world this party evaluates
+    std::optional<exec::workers> ipp_pool_;   // IPP: both worlds' workers
     std::optional<circuit<>> planned_;
     exec::plan plan_;
     std::optional<exec::ipp_plan> ipp_plan_;

@@ -2,10 +2,10 @@
 // worlds of a run at once, and the wires they hand each other.
 //
 // Each party garbles its own world (under its own Δ, streaming tables on
-// that world's links) and, on a second thread, evaluates the peer's world
+// that world's links) and at the same time evaluates the peer's world
 // (reading the peer's tables on the other links), as the IPP plan says
-// (exec/ipp_plan.hpp). Both executors stop at the plan's boundaries, where
-// wires change worlds.
+// (exec/ipp_plan.hpp): both worlds' tasks are one flow graph
+// (ipp_plan::joint), whose boundary tasks move wires between the worlds.
 //
 // Transferring roles (paper 001 §5.2 with the point-and-permute sharing of
 // Demmler, Schneider, Zohner: ABY, NDSS 2015). Let wire v live in world X,
@@ -27,13 +27,14 @@
 // Y's garbler then sends 16 bytes of digests per wire on Y's link 0, with
 // which Y's evaluator checks the labels it got (check_transfer_digests).
 //
-// Each world's executor does the transfers out of its world at a boundary,
-// hands the new labels to this party's other executor (handover) and takes
-// the ones coming into its world from it. Transfers out are done before
-// transfers in are awaited, in both worlds, and an evaluator is allowed its
-// tables one segment (boundary to boundary) at a time, so it never waits for
-// tables that depend on its own transfers: the waits form no cycle, and with
-// one thread per world per party IPP cannot deadlock.
+// At a boundary each world's first task does the transfers out of it and
+// leaves the new labels for the other world; its second task, which the
+// graph starts once both worlds' first tasks are done, installs the labels
+// coming in. Transfers out thus come before transfers in, in both worlds,
+// and an evaluator is allowed its tables one segment (boundary to
+// boundary) at a time, so it never waits for tables that depend on its own
+// transfers: the waits form no cycle, and as a waiting task gives its
+// thread to any task that needs one (exec::workers), IPP cannot deadlock.
 #pragma once
 
 #include <tandem/crypto/target.hpp>
@@ -42,7 +43,6 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/wipe.hpp>
-#include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/exec/executor.hpp>
@@ -57,13 +57,11 @@
 
 #include <array>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -75,73 +73,11 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::detail {
 
-/// Thrown in one world's executor when the other world of the same party
-/// failed first; never leaves run_worlds (the first failure does).
-struct world_aborted : error {
-    world_aborted() : error("run: the other world of this party's run failed") {}
-};
-
-/// Labels one of this party's executors hands the other at a boundary.
-class handover {
-public:
-    explicit handover(std::size_t boundaries) : entries_(2 * boundaries) {}
-    handover(const handover&) = delete;
-    handover& operator=(const handover&) = delete;
-    ~handover() {
-        for (entry& e : entries_) wipe_all(e.labels);
-    }
-
-    void put(std::size_t k, exec::world into, std::vector<block> labels) {
-        {
-            std::lock_guard lock(m_);
-            entry& e = entries_[2 * k + exec::index(into)];
-            e.labels = std::move(labels);
-            e.ready = true;
-        }
-        cv_.notify_all();
-    }
-
-    /// Waits until the labels for boundary k into world `into` are put, or
-    /// the other executor failed (world_aborted).
-    std::vector<block> take(std::size_t k, exec::world into) {
-        std::unique_lock lock(m_);
-        entry& e = entries_[2 * k + exec::index(into)];
-        cv_.wait(lock, [&] { return e.ready || aborted_; });
-        if (!e.ready) throw world_aborted();
-        return std::move(e.labels);
-    }
-
-    /// Called by an executor that failed: wakes the other; remembers who was first.
-    void abort(exec::world who) noexcept {
-        {
-            std::lock_guard lock(m_);
-            if (!aborted_) first_failed_ = who;
-            aborted_ = true;
-        }
-        cv_.notify_all();
-    }
-    exec::world first_failed() {
-        std::lock_guard lock(m_);
-        return first_failed_;
-    }
-
-private:
-    struct entry {
-        std::vector<block> labels;
-        bool ready = false;
-    };
-    std::mutex m_;
-    std::condition_variable cv_;
-    std::vector<entry> entries_;
-    bool aborted_ = false;
-    exec::world first_failed_ = exec::world::alice;
-};
-
 /// What an IPP run needs besides the circuit and the input labels.
 struct ipp_run {
     const exec::ipp_plan& plan;
     std::array<std::span<net::channel* const>, 2> links;  ///< per world: its links, link 0 first
-    std::array<exec::workers*, 2> pools;                  ///< per world: its workers (null: one-worker plan)
+    exec::workers& pool;                                  ///< both worlds' workers
     ot::cot_sender& sender;         ///< correlation: this party's Δ (transfers into its world)
     ot::cot_receiver& receiver;     ///< correlation: the peer's Δ (transfers out of its world)
     block delta;                    ///< this party's Δ
@@ -154,15 +90,32 @@ struct ipp_run {
     std::array<std::uint64_t, 2> transfer_ots{};  ///< out: per world, OTs this party extended for transfers
 };
 
-/// Installs the labels coming into world w at boundary k.
-inline void install(handover& h, std::size_t k, exec::world w, const std::vector<std::uint32_t>& slots,
-                    gc::detail::label_array& label) {
-    if (slots.empty()) return;
-    std::vector<block> in = h.take(k, w);
-    if (in.size() != slots.size()) internal_error("ipp: a handover has the wrong number of labels");
-    for (std::size_t i = 0; i < slots.size(); ++i) label[slots[i]] = in[i];
-    wipe_all(in);
-}
+/// Labels that leave one world at a boundary, left for the other world's
+/// transfers in (the joint graph orders the two), by boundary and world.
+class crossing {
+public:
+    explicit crossing(std::size_t boundaries) : labels_(2 * boundaries) {}
+    crossing(const crossing&) = delete;
+    crossing& operator=(const crossing&) = delete;
+    ~crossing() {
+        for (std::vector<block>& l : labels_) wipe_all(l);
+    }
+    void put(std::size_t k, exec::world into, std::vector<block> labels) {
+        labels_[2 * k + exec::index(into)] = std::move(labels);
+    }
+    /// Installs the labels for world `into` at boundary k in `slots`.
+    void install(std::size_t k, exec::world into, const std::vector<std::uint32_t>& slots,
+                 gc::detail::label_array& label) {
+        if (slots.empty()) return;
+        std::vector<block>& in = labels_[2 * k + exec::index(into)];
+        if (in.size() != slots.size()) internal_error("ipp: a boundary has the wrong number of labels");
+        for (std::size_t i = 0; i < slots.size(); ++i) label[slots[i]] = in[i];
+        wipe_all(in);
+    }
+
+private:
+    std::vector<std::vector<block>> labels_;
+};
 
 /// A transferred label is checked before it is used. A flipped bit in the
 /// OT columns would otherwise leave the evaluator a label that is neither of
@@ -223,114 +176,106 @@ inline double seconds_since(net::clock::time_point t0) {
     return std::chrono::duration<double>(net::clock::now() - t0).count();
 }
 
-/// This party's world: garbles it, and at each boundary gives its wires
-/// that leave to the other world (as OT receiver of the peer's Δ: its
-/// permute bits are its shares) and takes those that arrive.
-inline void garble_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
-                  block hash_start, std::function<void()> interrupt) {
+/// At boundary k of this party's world: the wires that leave it go to the
+/// other world (as OT receiver of the peer's Δ: its permute bits are its
+/// shares); then those that arrive are installed and their digests sent.
+inline void own_world_transfers(ipp_run& r, crossing& h, std::size_t k, exec::task::kind what,
+                                gc::detail::label_array& label) {
     const exec::world x = r.mine;
-    const exec::plan& p = r.plan.worlds[exec::index(x)];
-    const std::span<net::channel* const> links = r.links[exec::index(x)];
-    std::vector<gc::channel_sink> sinks;
-    for (net::channel* l : links) sinks.emplace_back(*l);
-    if (x == exec::world::bob) {  // Alice's hash start went out with her input labels
-        links[0]->send_value(hash_start);
-        links[0]->flush();
+    net::channel& link = *r.links[exec::index(x)][0];
+    const exec::transfer_set& t = r.plan.boundary[k];
+    if (what == exec::task::kind::transfers_in) {
+        h.install(k, x, t.into_world(x), label);
+        send_transfer_digests(link, k, t.into_world(x), label, r.delta);
+        return;
     }
-    const std::function<void(std::size_t)> boundary = [&](std::size_t k) {
-        const exec::transfer_set& t = r.plan.boundary[k];
-        if (const std::vector<std::uint32_t>& out = t.out_of(x); !out.empty()) {
-            const auto t0 = net::clock::now();
-            std::vector<std::uint8_t> share(out.size());
-            // The permute bits, as bytes without a branch (a ?: on them is one at -O0).
-            for (std::size_t i = 0; i < out.size(); ++i) share[i] = static_cast<std::uint8_t>(label[out[i]].lsb());
-            std::vector<block> active(out.size());
-            r.receiver.extend(*links[0], share, active);  // flushes
-            wipe_all(share);  // with the peer's colours they are the values
-            h.put(k, exec::other(x), std::move(active));
-            r.transfer_seconds[exec::index(x)] += seconds_since(t0);
-            r.transfer_ots[exec::index(x)] += out.size();
-        }
-        install(h, k, x, t.into_world(x), label);
-        send_transfer_digests(*links[0], k, t.into_world(x), label, r.delta);
-    };
-    exec::detail::run_cores(
-        p, c,
-        [&](std::uint32_t w) { return garbler_of(r.cores, sinks, r.remote, w, exec::index(x), hash_start, r.delta); },
-        label, r.first_and, r.pools[exec::index(x)], std::move(interrupt), boundary);
+    const std::vector<std::uint32_t>& out = t.out_of(x);
+    if (out.empty()) return;
+    const auto t0 = net::clock::now();
+    std::vector<std::uint8_t> share(out.size());
+    // The permute bits, as bytes without a branch (a ?: on them is one at -O0).
+    for (std::size_t i = 0; i < out.size(); ++i) share[i] = static_cast<std::uint8_t>(label[out[i]].lsb());
+    std::vector<block> active(out.size());
+    r.receiver.extend(link, share, active);  // flushes
+    wipe_all(share);  // with the peer's colours they are the values
+    h.put(k, exec::other(x), std::move(active));
+    r.transfer_seconds[exec::index(x)] += seconds_since(t0);
+    r.transfer_ots[exec::index(x)] += out.size();
 }
 
-/// The peer's world: evaluates it, and at each boundary turns its wires
-/// that leave into zero labels of this party's world (as OT sender of its
-/// own Δ: its colours are its shares) and takes those that arrive. Reads
-/// the world's hash start first when the peer is Bob.
-inline void evaluate_world(ipp_run& r, const circuit_data& c, handover& h, gc::detail::label_array& label,
-                    std::optional<block> hash_start, std::function<void()> interrupt) {
+/// At boundary k of the peer's world: the wires that leave it become zero
+/// labels of this party's world (as OT sender of its own Δ: its colours are
+/// its shares); then those that arrive are installed, checked, and the
+/// evaluator is allowed the tables of the next segment.
+inline void peer_world_transfers(ipp_run& r, crossing& h, std::size_t k, exec::task::kind what,
+                                 gc::detail::label_array& label,
+                                 const std::vector<std::unique_ptr<gc::channel_source>>& sources) {
     const exec::world y = exec::other(r.mine);
-    const exec::plan& p = r.plan.worlds[exec::index(y)];
-    const std::span<net::channel* const> links = r.links[exec::index(y)];
-    if (!hash_start) hash_start = links[0]->recv_value<block>();
-    std::vector<std::unique_ptr<gc::channel_source>> sources;  // allowed their tables segment by segment
-    for (net::channel* l : links) sources.push_back(std::make_unique<gc::channel_source>(*l, 0));
-    const std::function<void(std::size_t)> boundary = [&](std::size_t k) {
-        const exec::transfer_set& t = r.plan.boundary[k];
-        if (const std::vector<std::uint32_t>& out = t.out_of(y); !out.empty()) {
-            const auto t0 = net::clock::now();
-            std::vector<block> zero(out.size());
-            r.sender.extend(*links[0], zero);
-            for (std::size_t i = 0; i < out.size(); ++i) zero[i] ^= r.delta & mask_of(label[out[i]].lsb());
-            h.put(k, r.mine, std::move(zero));
-            r.transfer_seconds[exec::index(y)] += seconds_since(t0);
-            r.transfer_ots[exec::index(y)] += out.size();
-        }
-        install(h, k, y, t.into_world(y), label);
-        check_transfer_digests(*links[0], k, t.into_world(y), label);
+    net::channel& link = *r.links[exec::index(y)][0];
+    const exec::transfer_set& t = r.plan.boundary[k];
+    if (what == exec::task::kind::transfers_in) {
+        h.install(k, y, t.into_world(y), label);
+        check_transfer_digests(link, k, t.into_world(y), label);
         const std::vector<std::uint64_t>& segment = r.plan.segment_ands[exec::index(y)][k];
         for (std::size_t w = 0; w < sources.size(); ++w) sources[w]->allow(2 * segment[w]);
-    };
-    exec::detail::run_cores(
-        p, c,
-        [&](std::uint32_t w) { return evaluator_of(r.cores, sources, r.remote, w, exec::index(y), *hash_start); },
-        label, r.first_and, r.pools[exec::index(y)], std::move(interrupt), boundary);
+        return;
+    }
+    const std::vector<std::uint32_t>& out = t.out_of(y);
+    if (out.empty()) return;
+    const auto t0 = net::clock::now();
+    std::vector<block> zero(out.size());
+    r.sender.extend(link, zero);
+    for (std::size_t i = 0; i < out.size(); ++i) zero[i] ^= r.delta & mask_of(label[out[i]].lsb());
+    h.put(k, r.mine, std::move(zero));
+    r.transfer_seconds[exec::index(y)] += seconds_since(t0);
+    r.transfer_ots[exec::index(y)] += out.size();
 }
 
-/// Runs both worlds: this party's on the calling thread, the peer's on a
-/// thread started for the run. `own` and `peers` are the label arrays of the two worlds
-/// (inputs in front where the world holds them); on return they hold the
-/// final labels. The first failure is rethrown after both have stopped.
+/// Runs both worlds as one graph on r.pool: this party garbles its own and
+/// evaluates the peer's. `own` and `peers` are the label arrays of the two
+/// worlds (inputs in front where the world holds them); on return they hold
+/// the final labels. Reads the peer's world's hash start first when the peer
+/// is Bob (Alice's went out with her input labels; Bob sends his first).
 inline void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_array& own, block own_hash_start,
-                gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
-    handover h(r.plan.boundary.size());
-    const auto interrupt = [&h, &r](exec::world w) {
-        return [&h, &r, w] {
-            h.abort(w);
+                       gc::detail::label_array& peers, std::optional<block> peer_hash_start) {
+    const exec::world x = r.mine, y = exec::other(x);
+    const std::span<net::channel* const> own_links = r.links[exec::index(x)], peer_links = r.links[exec::index(y)];
+    if (x == exec::world::bob) {
+        own_links[0]->send_value(own_hash_start);
+        own_links[0]->flush();
+    }
+    if (!peer_hash_start) peer_hash_start = peer_links[0]->recv_value<block>();
+    std::vector<gc::channel_sink> sinks;
+    for (net::channel* l : own_links) sinks.emplace_back(*l);
+    std::vector<std::unique_ptr<gc::channel_source>> sources;  // allowed their tables segment by segment
+    for (net::channel* l : peer_links) sources.push_back(std::make_unique<gc::channel_source>(*l, 0));
+    const std::uint32_t workers = r.plan.worlds[0].workers;
+    std::array<std::vector<std::unique_ptr<gc::core>>, 2> cores;
+    std::array<std::vector<gc::core*>, 2> ptrs;
+    for (std::uint32_t w = 0; w < workers; ++w) {
+        cores[exec::index(x)].push_back(
+            garbler_of(r.cores, sinks, r.remote, w, exec::index(x), own_hash_start, r.delta));
+        cores[exec::index(y)].push_back(evaluator_of(r.cores, sources, r.remote, w, exec::index(y), *peer_hash_start));
+    }
+    for (std::size_t k = 0; k < 2; ++k)
+        for (const auto& core : cores[k]) ptrs[k].push_back(core.get());
+    std::array<gc::detail::label_array*, 2> labels{};
+    labels[exec::index(x)] = &own;
+    labels[exec::index(y)] = &peers;
+    const std::array<exec::world_run, 2> worlds{
+        exec::world_run{r.plan.worlds[0], ptrs[0], *labels[0], r.first_and},
+        exec::world_run{r.plan.worlds[1], ptrs[1], *labels[1], r.first_and}};
+    crossing h(r.plan.boundary.size());
+    exec::execute_graph(
+        c, worlds, r.plan.joint, r.pool,
+        [&r] {
             for (const auto& links : r.links)
                 for (net::channel* l : links) l->interrupt();
-        };
-    };
-    const exec::world theirs = exec::other(r.mine);
-    std::exception_ptr own_error, peer_error;
-    // The peer's world has a thread of its own: its boundaries wait for this
-    // world's (the handover), so it cannot be a task that might share a
-    // thread with this one.
-    owned_thread side([&] {
-        try {
-            evaluate_world(r, c, h, peers, peer_hash_start, interrupt(theirs));
-        } catch (...) {
-            peer_error = std::current_exception();
-            interrupt(theirs)();
-        }
-    });
-    try {
-        garble_world(r, c, h, own, own_hash_start, interrupt(r.mine));
-    } catch (...) {
-        own_error = std::current_exception();
-        interrupt(r.mine)();
-    }
-    side.join();
-    if (!own_error && !peer_error) return;
-    if (own_error && peer_error) std::rethrow_exception(h.first_failed() == r.mine ? own_error : peer_error);
-    std::rethrow_exception(own_error ? own_error : peer_error);
+        },
+        [&](std::size_t k, std::uint8_t world, exec::task::kind what) {
+            if (world == exec::index(x)) own_world_transfers(r, h, k, what, own);
+            else peer_world_transfers(r, h, k, what, peers, sources);
+        });
 }
 
 /// run_worlds; both label arrays are wiped if it fails (a world that
