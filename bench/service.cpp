@@ -4,7 +4,7 @@
 // starts a copy of itself as the clients (Bob: N concurrent coroutines on a
 // runtime of T threads of their own) and prints the figures.
 //
-//   bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] [--quick]
+//   bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] [--workers W] [--quick]
 //
 // For each N and T, two phases:
 //   idle        N sessions set up, run once and left open (each server
@@ -15,6 +15,9 @@
 //               closes — what a service pays per client: completed runs per
 //               second, p50/p99 latency of one (connect to result)
 // and for the server throughout: its most threads, its peak RSS (VmHWM).
+// --workers W: every session runs W workers per party (session_options::
+// threads), so it opens W - 1 worker links to the server's port, which the
+// listener routes to it (tandem/async.hpp): the cost of that routing.
 // --resume: the server keeps a ticket_store and each client a ticket slot
 // (session/tickets.hpp), so every session after a client's first resumes
 // (no base OTs).
@@ -91,9 +94,11 @@ struct client_figures {
 /// The clients: phase 1, N sessions each run once, then awaiting a second
 /// run (the server releases them); phase 2, S seconds of connect-run-close
 /// per client.
-int clients(std::uint16_t port, int n, int threads, double seconds, bool resume, const std::string& out) {
+int clients(std::uint16_t port, int n, int threads, double seconds, bool resume, std::uint32_t workers,
+            const std::string& out) {
     raise_descriptor_limit();
     std::vector<session_options> options(static_cast<std::size_t>(n));  // each client's: its ticket slot
+    for (auto& o : options) o.threads = workers;
     // (Default deadlines: at N = 10,000 a client's phase-1 session waits for
     // its second run until all N are open, over 60 s for the first ones, and
     // fails then — a longer deadline made the benchmark wait for clients
@@ -184,7 +189,7 @@ int clients(std::uint16_t port, int n, int threads, double seconds, bool resume,
 }
 
 /// The server for one N and T; prints one line of figures.
-bool serve(const std::string& self, int n, int threads, double seconds, bool resume) {
+bool serve(const std::string& self, int n, int threads, double seconds, bool resume, std::uint32_t workers) {
     asio::io_context io;
     async_runtime rt(io, static_cast<unsigned>(threads));
     // Room for a client's next session while the server's side of its last
@@ -197,6 +202,7 @@ bool serve(const std::string& self, int n, int threads, double seconds, bool res
     long rss_before = status_field("VmRSS"), rss_idle = 0, threads_most = status_field("Threads");
     std::exception_ptr server_error;
     session_options options;
+    options.threads = workers;
     if (resume) options.ticket_store = std::make_shared<ticket_store>(static_cast<std::size_t>(2 * n + 8));
     asio::co_spawn(io,
                    server.serve(
@@ -219,7 +225,8 @@ bool serve(const std::string& self, int n, int threads, double seconds, bool res
     const std::string out = "/tmp/bench_service." + std::to_string(getpid()) + ".txt";
     std::vector<std::string> args{self,        "--client",           "--port",  std::to_string(server.port()),
                                   "--sessions", std::to_string(n),    "--threads", std::to_string(threads),
-                                  "--seconds", std::to_string(seconds), "--out",   out};
+                                  "--seconds", std::to_string(seconds), "--out",   out,
+                                  "--workers", std::to_string(workers)};
     if (resume) args.push_back("--resume");
     const pid_t client = bench::spawn_self(args);
     bool client_ok = false;
@@ -258,9 +265,9 @@ bool serve(const std::string& self, int n, int threads, double seconds, bool res
     std::getline(in, f.first_error);
     std::remove(out.c_str());
     const double per_session_kib = n > 0 ? double(rss_idle - rss_before) / n : 0;
-    std::printf("N=%5d T=%d%s  runs/s %7.1f  p50 %7.1f ms  p99 %7.1f ms  server threads %3ld  peak RSS %6.1f MiB  "
+    std::printf("N=%5d T=%d%s%s  runs/s %7.1f  p50 %7.1f ms  p99 %7.1f ms  server threads %3ld  peak RSS %6.1f MiB  "
                 "idle session %6.1f KiB  (%ld runs in %.1f s, %ld failed)\n",
-                n, threads, resume ? " resumed" : "", f.seconds > 0 ? f.runs / f.seconds : 0.0, f.p50_ms, f.p99_ms, threads_most,
+                n, threads, resume ? " resumed" : "", workers > 1 ? (" W=" + std::to_string(workers)).c_str() : "", f.seconds > 0 ? f.runs / f.seconds : 0.0, f.p50_ms, f.p99_ms, threads_most,
                 status_field("VmHWM") / 1024.0, per_session_kib, f.runs, f.seconds, f.failures);
     if (!f.first_error.empty()) std::printf("  first client error: %s\n", f.first_error.c_str());
     if (server_error) {
@@ -280,6 +287,7 @@ int main(int argc, char** argv) {
     std::vector<int> sessions{1, 16, 256, 1024}, threads{1, 2};
     double seconds = 5;
     bool is_client = false, resume = false;
+    std::uint32_t workers = 1;
     std::uint16_t port = 0;
     std::string out;
     for (int i = 1; i < argc; ++i) {
@@ -294,19 +302,20 @@ int main(int argc, char** argv) {
         else if (a == "--quick") sessions = {1, 8}, threads = {1}, seconds = 0.5;
         else if (a == "--client") is_client = true;
         else if (a == "--resume") resume = true;
+        else if (a == "--workers") workers = static_cast<std::uint32_t>(std::stoul(value()));
         else if (a == "--port") port = static_cast<std::uint16_t>(std::stoi(value()));
         else if (a == "--out") out = value();
         else {
             std::cerr << "usage: bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] "
-                         "[--quick]\n";
+                         "[--workers W] [--quick]\n";
             return 2;
         }
     }
     try {
-        if (is_client) return clients(port, sessions.at(0), threads.at(0), seconds, resume, out);
+        if (is_client) return clients(port, sessions.at(0), threads.at(0), seconds, resume, workers, out);
         raise_descriptor_limit();
         if (sessions.size() == 1 && threads.size() == 1)
-            return serve(argv[0], sessions[0], threads[0], seconds, resume) ? 0 : 1;
+            return serve(argv[0], sessions[0], threads[0], seconds, resume, workers) ? 0 : 1;
         // Each N and T in a server process of its own, so that its RSS and
         // threads are its own (an allocator keeps what earlier rows freed).
         std::printf("bench_service: millionaires (32-bit) per client session, server and clients over loopback\n");
@@ -315,7 +324,7 @@ int main(int argc, char** argv) {
         for (const int t : threads)
             for (const int n : sessions) {
                 std::vector<std::string> args{argv[0], "--sessions", std::to_string(n), "--threads", std::to_string(t),
-                                              "--seconds", std::to_string(seconds)};
+                                              "--seconds", std::to_string(seconds), "--workers", std::to_string(workers)};
                 if (resume) args.push_back("--resume");
                 ok = bench::wait_ok(bench::spawn_self(args)) && ok;
             }

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::allow_tandem_errors([&] {
         std::size_t next = 1;
         const session s(cfg.me, fuzz::channel_of(links[0], "fuzz main link"), cfg.options(cfg.me),
-                        [&]() -> std::unique_ptr<net::channel> {
+                        [&](const session::link_id&) -> std::unique_ptr<net::channel> {
                             if (next >= links.size()) throw network_error("fuzz: no more links");
                             return fuzz::channel_of(links[next++], "fuzz link");
                         });

@@ -93,7 +93,8 @@ std::vector<bytes> record_peer(const fuzz::session_config& cfg, bool run) {
         const int i = static_cast<int>(p);
         try {
             std::size_t next = 1;
-            sessions[i].emplace(p, std::move(links[0]), slow_ok[i], [&links, &next] { return std::move(links.at(next++)); });
+            sessions[i].emplace(p, std::move(links[0]), slow_ok[i],
+                                [&links, &next](const session::link_id&) { return std::move(links.at(next++)); });
             if (!run) return;
             session& s = *sessions[i];
             if (cfg.streamed) {

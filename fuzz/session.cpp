@@ -29,7 +29,7 @@ namespace {
 
 void run_session(const fuzz::session_config& cfg, std::vector<std::span<const std::uint8_t>> links) {
     auto opened = std::make_shared<std::size_t>(1);
-    auto next_link = [links, opened]() -> std::unique_ptr<net::channel> {
+    auto next_link = [links, opened](const session::link_id&) -> std::unique_ptr<net::channel> {
         if (*opened >= links.size()) throw network_error("fuzz: no more links");
         return fuzz::channel_of(links[(*opened)++], "fuzz link");
     };

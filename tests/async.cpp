@@ -17,6 +17,7 @@
 #include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/sanitizers.hpp>
 #include <tandem/net/suspend.hpp>
+#include <tandem/session/link_preface.hpp>
 #include <tandem/tandem.hpp>
 
 #include <asio/co_spawn.hpp>
@@ -425,21 +426,34 @@ TEST_CASE("async.four_workers_per_party_on_their_sessions_arenas_when_onetbb_may
 
 TEST_CASE("async.a_sessions_arena_adds_its_workers_to_onetbbs_limit_while_it_lives") {
     // A session's waiting tasks may block their threads, as its dedicated
-    // threads did: it brings them (detail/worker_budget.hpp), and takes them
-    // back when it goes.
+    // threads did: it brings them (detail/worker_budget.hpp) at its first
+    // run outside a user's task, and takes them back when it goes. Runs
+    // inside a user's task (an asynchronous session's) bring none.
     const auto limit = [] { return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism); };
     const std::size_t before = limit();
+    const auto use = [](exec::workers& w) { w.run_on_each(2, [](std::uint32_t) {}); };
     if (TANDEM_ADDRESS_SANITIZER || TANDEM_THREAD_SANITIZER) {
         // (there a session's own tasks have threads, and no arena: detail/sanitizers.hpp)
         exec::workers four(4);
+        use(four);
         CHECK(limit() == before);
         return;
     }
     {
-        exec::workers four(4);  // (a session with threads = 4 makes one at its first run that needs it)
+        exec::workers four(4);
+        CHECK(limit() == before);
+        tbb::task_arena users(2);
+        users.execute([&] {
+            tbb::task_group g;
+            g.run([&] { use(four); });
+            g.wait();
+        });
+        CHECK(limit() == before);
+        use(four);
         CHECK(limit() == std::max(before, static_cast<std::size_t>(tbb::info::default_concurrency()) + 3));
         {
             exec::workers two(2);
+            use(two);
             CHECK(limit() == std::max(before, static_cast<std::size_t>(tbb::info::default_concurrency()) + 4));
         }
         CHECK(limit() == std::max(before, static_cast<std::size_t>(tbb::info::default_concurrency()) + 3));
@@ -573,7 +587,7 @@ TEST_CASE("async.a_silent_peer_is_caught_by_the_deadline_while_no_thread_waits_f
     CHECK(took < 900ms);  // the deadline, not the silent peer's going away, ended it
 }
 
-TEST_CASE("async.refuses_options_it_cannot_run_and_a_second_operation_at_once") {
+TEST_CASE("async.refuses_listeners_it_cannot_route_and_a_second_operation_at_once") {
     asio::io_context io;
     async_runtime rt(io, 1);
     async_listener server(rt, 0, "127.0.0.1");
@@ -595,17 +609,21 @@ TEST_CASE("async.refuses_options_it_cannot_run_and_a_second_operation_at_once") 
     asio::co_spawn(
         io,
         [&]() -> awaitable<void> {
+            // The server accepts sessions without worker links already.
             session_options two;
             two.threads = 2;
             try {
-                co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), two);
+                co_await server.async_accept(party::alice, two);
             } catch (const usage_error& e) {
                 threads_error = e.what();
             }
-            session_options ipp;
-            ipp.ipp = true;
+            // A listening Bob with sealed links cannot route worker links.
+            async_listener bob_side(rt, 0, "127.0.0.1");
+            session_options sealed_ipp;
+            sealed_ipp.ipp = true;
+            sealed_ipp.encrypt_links = net::link_credentials::pre_shared(net::pre_shared_key::generate());
             try {
-                co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), ipp);
+                co_await bob_side.async_accept(party::bob, sealed_ipp);
             } catch (const usage_error& e) {
                 ipp_error = e.what();
             }
@@ -642,9 +660,151 @@ TEST_CASE("async.refuses_options_it_cannot_run_and_a_second_operation_at_once") 
     io.run();
     if (server_error) FAIL("server: " << message_of(server_error));
     if (client_error) FAIL("client: " << message_of(client_error));
-    CHECK(threads_error.find("session_options::threads is 2") != std::string::npos);
-    CHECK(ipp_error.find("session_options::ipp") != std::string::npos);
+    CHECK(threads_error.find("serves sessions without worker links") != std::string::npos);
+    CHECK(ipp_error.find("a listening Bob with protected links") != std::string::npos);
     CHECK(twice_error.find("an operation is still running") != std::string::npos);
+}
+
+/// `peers` asynchronous clients with `o` (threads, IPP) at once against one
+/// server that serves them with `o`, each running BioMatch with its own
+/// sample against the server's database; a stray connection that sends a
+/// preface of no session and a silent one come first. Checks every result
+/// against plaintext and that the sessions ran with o's workers.
+void serve_peers_with_worker_links(const session_options& o, int peers) {
+    const auto bio = apps::biomatch_circuit<6, 2>();
+    if (o.threads > 1) REQUIRE_FALSE(exec::make_plan(bio, o.threads).one_worker);
+    const std::uint64_t seed = 5402;
+    INFO("seed " << seed << ", threads " << o.threads << ", ipp " << o.ipp);
+    const auto server_in = apps::make_biomatch_inputs<6, 2>(seed);
+    asio::io_context io;
+    async_runtime rt(io, 2);
+    async_listener server(rt, 0, "127.0.0.1");
+    // Before the io_context runs: both wait in the kernel's queue.
+    auto stray = net::tcp_connect("127.0.0.1", server.port());
+    const auto bogus = detail::link_preface({0x5eed, 1});
+    stray->send(bogus.data(), bogus.size());
+    stray->flush();
+    auto silent = net::tcp_connect("127.0.0.1", server.port());
+    std::exception_ptr server_error, client_error;
+    int served = 0, clients_done = 0;
+    std::vector<std::uint64_t> got(static_cast<std::size_t>(peers), ~0ull);
+    asio::co_spawn(io,
+                   server.serve(
+                       party::alice, o,
+                       [&](async_session s) -> awaitable<void> {
+                           CHECK(s.get().threads() == o.threads);
+                           CHECK(s.get().ipp() == o.ipp);
+                           (void)co_await s.async_run(bio, server_in.db);
+                           ++served;
+                       },
+                       keep_first(server_error)),
+                   asio::detached);
+    for (int k = 0; k < peers; ++k)
+        asio::co_spawn(
+            io,
+            [&, k]() -> awaitable<void> {
+                const auto mine = apps::make_biomatch_inputs<6, 2>(seed + 1 + static_cast<std::uint64_t>(k));
+                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), o);
+                got[static_cast<std::size_t>(k)] = co_await s.async_run(bio, mine.sample);
+                if (++clients_done == peers) server.close();
+            },
+            keep_first(client_error));
+    io.run();
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    CHECK(served == peers);
+    for (int k = 0; k < peers; ++k) {
+        const auto mine = apps::make_biomatch_inputs<6, 2>(seed + 1 + static_cast<std::uint64_t>(k));
+        CHECK(got[static_cast<std::size_t>(k)] == apps::biomatch_plain<6, 2>(server_in.db, mine.sample));
+    }
+    CHECK(server.open_sessions() == 0);
+}
+
+TEST_CASE("async.sessions_with_worker_links_and_ipp_serve_many_peers_on_one_port_each_run_equal_to_plaintext") {
+    // Every peer's worker links come to the listener's one port, mixed with
+    // the other peers' and with strays: the listener routes each to its
+    // session by its preface (session/link_preface.hpp).
+    session_options two;
+    two.threads = 2;
+    serve_peers_with_worker_links(two, 6);
+    session_options ipp;
+    ipp.ipp = true;
+    ipp.ipp_min_ands = 1;
+    serve_peers_with_worker_links(ipp, 4);
+    session_options both = ipp;
+    both.threads = 2;
+    serve_peers_with_worker_links(both, 3);
+}
+
+TEST_CASE("async.blocking_and_asynchronous_peers_with_worker_links_speak_the_same_protocol") {
+    // A blocking client of an asynchronous server, and an asynchronous
+    // client of a blocking server, with two workers and IPP.
+    session_options o;
+    o.threads = 2;
+    o.ipp = true;
+    o.ipp_min_ands = 1;
+    const auto bio = apps::biomatch_circuit<6, 2>();
+    const std::uint64_t seed = 5403;
+    INFO("seed " << seed);
+    const auto in = apps::make_biomatch_inputs<6, 2>(seed);
+    const std::uint64_t expected = apps::biomatch_plain<6, 2>(in.db, in.sample);
+    {
+        asio::io_context io;
+        async_runtime rt(io, 1);
+        async_listener server(rt, 0, "127.0.0.1");
+        std::exception_ptr server_error, client_error;
+        std::uint64_t served = 0, client = 0;
+        asio::co_spawn(
+            io,
+            [&]() -> awaitable<void> {
+                async_session s = co_await server.async_accept(party::alice, o);
+                served = co_await s.async_run(bio, in.db);
+                server.close();
+            },
+            keep_first(server_error));
+        std::thread blocking([&] {
+            try {
+                session s = session::connect(party::bob, "127.0.0.1", server.port(), o);
+                client = s.run(bio, in.sample);
+            } catch (...) {
+                client_error = std::current_exception();
+            }
+        });
+        io.run();
+        blocking.join();
+        if (server_error) FAIL("asynchronous server: " << message_of(server_error));
+        if (client_error) FAIL("blocking client: " << message_of(client_error));
+        CHECK(served == expected);
+        CHECK(client == expected);
+    }
+    {
+        listener blocking_server(0, "127.0.0.1");
+        std::exception_ptr server_error, client_error;
+        std::uint64_t served = 0, client = 0;
+        std::thread blocking([&] {
+            try {
+                session s = blocking_server.accept(party::alice, o);
+                served = s.run(bio, in.db);
+            } catch (...) {
+                server_error = std::current_exception();
+            }
+        });
+        asio::io_context io;
+        async_runtime rt(io, 1);
+        asio::co_spawn(
+            io,
+            [&]() -> awaitable<void> {
+                async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", blocking_server.port(), o);
+                client = co_await s.async_run(bio, in.sample);
+            },
+            keep_first(client_error));
+        io.run();
+        blocking.join();
+        if (server_error) FAIL("blocking server: " << message_of(server_error));
+        if (client_error) FAIL("asynchronous client: " << message_of(client_error));
+        CHECK(served == expected);
+        CHECK(client == expected);
+    }
 }
 
 }  // namespace async_tests

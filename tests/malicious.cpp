@@ -281,8 +281,8 @@ TEST_CASE("malicious.settings_it_does_not_run_are_refused") {
     fixed_key.hash = garbling_hash::fixed_key;
     for (const session_options& o : {ipp, unsealed, fixed_key}) {
         auto [a, b] = net::memory_pair();
-        CHECK_THROWS_AS(session(party::alice, std::move(a), o, [] { return std::unique_ptr<net::channel>(); }),
-                        usage_error);
+        const session::link_opener none = [](const session::link_id&) { return std::unique_ptr<net::channel>(); };
+        CHECK_THROWS_AS(session(party::alice, std::move(a), o, none), usage_error);
     }
     {
         auto ends = net::memory_pair();  // (Clang 14 cannot capture structured bindings)

@@ -56,7 +56,7 @@ using link_list = std::vector<std::unique_ptr<net::channel>>;
 inline session::link_opener opener_of(link_list links) {
     auto q = std::make_shared<std::deque<std::unique_ptr<net::channel>>>();
     for (auto& l : links) q->push_back(std::move(l));
-    return [q]() -> std::unique_ptr<net::channel> {
+    return [q](const session::link_id&) -> std::unique_ptr<net::channel> {
         if (q->empty()) throw network_error("test opener: no more links");
         auto l = std::move(q->front());
         q->pop_front();

@@ -31,10 +31,12 @@
 // io_context running while sessions are open (a session suspended on a
 // stopped io_context waits for ever), and destroy the runtime after them.
 //
-// Sessions of the runtime use one worker per party (session_options::threads
-// = 1, no IPP: both would have the session open more links); what a run
-// starts threads for itself — a pipelined stream's runner — still blocks its
-// own thread on the socket when it waits.
+// A session may run several workers per party (session_options::threads)
+// and IPP: its worker tasks run on the runtime's arena too, and its worker
+// links are connections to the same port, which the listener tells from new
+// peers by their first bytes (session/link_preface.hpp). What a run starts
+// a thread for itself — a pipelined stream's runner — still blocks that
+// thread on the socket when it waits.
 #pragma once
 
 #include <tandem/error.hpp>
@@ -188,6 +190,14 @@ asio::awaitable<async_session> async_connect(async_runtime& rt, party me, std::s
 /// `max_sessions` open at once. A peer that arrives while that many are
 /// open is refused — it gets network_error saying the server is full, and
 /// can try again — and refused() counts it.
+///
+/// Sessions with worker links (threads > 1 or IPP) send them to the same
+/// port: the listener then reads each new connection's first byte to route
+/// it (a connection silent for the sessions' timeout is dropped), so one
+/// listener serves sessions either with worker links or without — the first
+/// accept decides; the other kind is a usage_error. A listening Bob cannot
+/// have both protected links and worker links (usage_error): the
+/// connecting Alice would wait for him to speak first.
 class async_listener {
 public:
     /// Default limit on open sessions: a session between runs holds ~44 KiB.

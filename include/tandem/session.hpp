@@ -100,9 +100,11 @@ namespace tandem {
 /// this header; the protocol message by message is in docs/DESIGN.md §7).
 class session {
 public:
-    /// Opens one more connection to the peer (a worker link): Alice's accepts,
-    /// Bob's connects. Called threads - 1 times while the session is set up.
+    /// Opens one more connection to the peer (a worker link, named by its
+    /// session id and index): one party's accepts, the other's connects.
+    /// Called once per worker link while the session is set up.
     using link_opener = detail::link_opener;
+    using link_id = detail::link_id;
 
     /// Runs the handshake and the OT set-up over an open channel to the peer;
     /// with options.threads > 1, `open_link` provides the worker links.

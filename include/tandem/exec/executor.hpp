@@ -128,6 +128,9 @@ private:
     /// Whether the caller is a oneTBB task whose waits may suspend: the
     /// work joins its arena (a user's, or the session's own from a node).
     bool in_users_task() const noexcept;
+    /// The session's own arena (made at its first use), or null where tasks
+    /// get threads instead (they block; sanitizers).
+    impl* own_arena();
     /// The tasks as one isolated group, counted in `demand` (null: a user's arena).
     static void spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
                                tandem::detail::thread_demand* demand);

@@ -46,7 +46,15 @@ struct workers::impl {
 
 TANDEM_INLINE workers::workers(std::uint32_t n, task_waits waits) : n_(n), waits_(waits) {
     if (TANDEM_THREAD_SANITIZER) waits_ = task_waits::block;
-    if (waits_ == task_waits::suspend && n > 1 && !TANDEM_ADDRESS_SANITIZER) impl_ = std::make_unique<impl>(n);
+}
+
+TANDEM_INLINE workers::impl* workers::own_arena() {
+    // Made at the first run outside a user's task: a session whose runs all
+    // are tasks of a user's arena (an asynchronous session's) never adds
+    // workers to the process.
+    if (!impl_ && waits_ == task_waits::suspend && n_ > 1 && !TANDEM_ADDRESS_SANITIZER)
+        impl_ = std::make_unique<impl>(n_);
+    return impl_.get();
 }
 
 TANDEM_INLINE workers::~workers() = default;
@@ -69,12 +77,13 @@ TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<voi
         spawn_and_wait(n, f, tandem::detail::current_demand());
         return;
     }
-    if (!impl_) {  // tasks that block: a thread each
+    impl* const own = own_arena();
+    if (!own) {  // tasks that block: a thread each
         tandem::detail::run_together(n, [&f](std::size_t k) { f(static_cast<std::uint32_t>(k)); }, [] {});
         return;
     }
     // The session's arena; the caller joins it until all are done.
-    impl_->arena.execute([&] { spawn_and_wait(n, f, &impl_->demand); });
+    own->arena.execute([&] { spawn_and_wait(n, f, &own->demand); });
 }
 
 TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<void(std::uint32_t)>& f,
@@ -101,10 +110,10 @@ TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<
 TANDEM_INLINE void workers::run_graph(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
     if (in_users_task()) {
         flow(g, f, nullptr);  // on the user's arena (above)
-    } else if (!impl_) {
-        walk(g, f);
+    } else if (impl* const own = own_arena()) {
+        own->arena.execute([&] { flow(g, f, &own->demand); });
     } else {
-        impl_->arena.execute([&] { flow(g, f, &impl_->demand); });
+        walk(g, f);
     }
 }
 

@@ -304,7 +304,7 @@ link_totals run(const ranks& r, party me, const std::string& peer_host, std::uin
             } else {
                 // With IPP, link 0 of Bob's world is this rank's second link.
                 session::link_opener bob_world;
-                if (options.ipp) bob_world = [&] { return std::move(links[1]); };
+                if (options.ipp) bob_world = [&](const session::link_id&) { return std::move(links[1]); };
                 if (size == 1) s.emplace(me, std::move(links[0]), options, std::move(bob_world));
                 else
                     s.emplace(me, std::move(links[0]), options, std::move(bob_world),

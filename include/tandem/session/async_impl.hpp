@@ -9,12 +9,16 @@
 #include <tandem/detail/worker_budget.hpp>
 #include <tandem/net/refusal.hpp>
 #include <tandem/net/tcp.hpp>
+#include <tandem/net/task_condition.hpp>
 #include <tandem/net/tcp_socket.hpp>
+#include <tandem/session/link_preface.hpp>
 
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/awaitable_operators.hpp>
+#include <asio/experimental/concurrent_channel.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/read.hpp>
 #include <asio/redirect_error.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/strand.hpp>
@@ -23,23 +27,30 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <mutex>
 #include <variant>
+#include <vector>
 
 namespace tandem {
 
 namespace detail {
 
-/// The options an asynchronous session refuses (see the top of async.hpp).
-inline void check_async_options(const session_options& o, const char* where) {
-    if (o.threads != 1)
-        throw usage_error(std::string(where) + ": session_options::threads is " + std::to_string(o.threads) +
-                          "; an asynchronous session runs one worker per party (threads = 1) — serve more "
-                          "peers at once instead, or use the blocking session");
-    if (o.ipp)
+/// Whether sessions of these options open worker links (threads > 1, IPP).
+inline bool has_worker_links(const session_options& o) noexcept { return worker_link_count(o.threads, o.ipp) > 0; }
+
+/// What a listener cannot serve: a listening Bob whose links are protected
+/// and who opens worker links. The connecting Alice then waits for Bob's
+/// greeting on her main link (Bob initiates the Noise and TLS handshakes),
+/// so the listener, which routes a connection by its first byte
+/// (session/link_preface.hpp), could not tell her session from a link.
+inline void check_listener_options(party me, const session_options& o, const char* where) {
+    if (me == party::bob && (o.encrypt_links || o.tls) && has_worker_links(o))
         throw usage_error(std::string(where) +
-                          ": session_options::ipp opens more links per session; an asynchronous session runs "
-                          "without it (use the blocking session)");
+                          ": a listening Bob with protected links (encrypt_links or tls) cannot open worker links "
+                          "(threads > 1 or ipp): the connecting Alice waits for Bob to speak first, so her session "
+                          "cannot be told from a worker link; listen as Alice, or connect as Bob");
 }
 
 }  // namespace detail
@@ -80,9 +91,10 @@ inline std::unique_ptr<net::detail::tcp_socket> async_socket(async_runtime& rt) 
 /// Sets a session up over `ch` as a task of the runtime.
 inline asio::awaitable<async_session> async_set_up(async_runtime& rt, party me,
                                                    std::unique_ptr<net::channel> ch,
-                                                   const session_options& options, std::shared_ptr<void> slot) {
+                                                   const session_options& options, std::shared_ptr<void> slot,
+                                                   link_opener open_link = {}) {
     const auto set_up = [&] {
-        session made(me, std::move(ch), options);
+        session made(me, std::move(ch), options, std::move(open_link));
         made.trim();  // until its first run
         return made;
     };
@@ -102,19 +114,81 @@ struct set_up_in_flight {
 /// One peer of async_listener::serve: its set-up, then the user's coroutine.
 inline asio::awaitable<void> serve_peer(async_runtime& rt, party me, session_options options,
                                         std::unique_ptr<net::tcp_channel> ch, std::shared_ptr<void> slot,
-                                        std::unique_ptr<set_up_in_flight> in_flight,
+                                        std::unique_ptr<set_up_in_flight> in_flight, link_opener open_link,
                                         std::function<asio::awaitable<void>(async_session)> body) {
-    async_session s = co_await async_set_up(rt, me, std::move(ch), options, std::move(slot));
+    async_session s = co_await async_set_up(rt, me, std::move(ch), options, std::move(slot), std::move(open_link));
     in_flight.reset();
     co_await body(std::move(s));
 }
+
+/// The worker links of a connecting session, connected before its set-up
+/// (so that its task never waits for a connect): each is handed out in
+/// order, with its preface sent (session/link_preface.hpp).
+inline link_opener preconnected_links(std::vector<std::unique_ptr<net::detail::tcp_socket>> sockets,
+                                      std::string target) {
+    auto q = std::make_shared<std::vector<std::unique_ptr<net::detail::tcp_socket>>>(std::move(sockets));
+    auto next = std::make_shared<std::size_t>(0);
+    return [q, next, target](const link_id& id) -> std::unique_ptr<net::channel> {
+        if (*next == q->size()) internal_error("async_connect: the set-up asked for more worker links than it has");
+        auto link = std::make_unique<net::tcp_channel>(std::move((*q)[(*next)++]),
+                                                       "tcp to " + target + " (link " + std::to_string(id.index) + ")");
+        send_link_preface(*link, id);
+        return link;
+    };
+}
+
+/// Worker links that reached a listener, until the set-up of their session
+/// takes them — or their deadline passes (a stray connection, or a peer
+/// that gave up): then they are closed.
+class link_board {
+public:
+    /// Link `id` arrived; it waits until `by` at most.
+    void post(const link_id& id, std::unique_ptr<net::tcp_channel> link, net::clock::time_point by) {
+        const std::lock_guard lock(m_);
+        drop_expired();
+        waiting_.push_back({id, std::move(link), by});
+        arrived_.notify_all();
+    }
+    /// Link `id`, once it arrives (within `timeout`). A set-up's task
+    /// suspends while it waits (net/task_condition.hpp).
+    std::unique_ptr<net::channel> take(const link_id& id, std::chrono::milliseconds timeout) {
+        std::unique_lock lock(m_);
+        const auto find = [&] {
+            return std::find_if(waiting_.begin(), waiting_.end(), [&](const arrival& a) {
+                return a.id.session == id.session && a.id.index == id.index;
+            });
+        };
+        if (!arrived_.wait(lock, timeout, [&] { return find() != waiting_.end(); }))
+            throw network_error("session set-up: the peer's worker connection " + std::to_string(id.index) +
+                                " did not reach the listener within " + std::to_string(timeout.count()) +
+                                " ms; check that both sides run the same threads and ipp options, and that "
+                                "nothing between them drops connections");
+        const auto it = find();
+        std::unique_ptr<net::channel> link = std::move(it->link);
+        waiting_.erase(it);
+        return link;
+    }
+
+private:
+    struct arrival {
+        link_id id;
+        std::unique_ptr<net::tcp_channel> link;
+        net::clock::time_point by;
+    };
+    void drop_expired() {
+        const auto now = net::clock::now();
+        std::erase_if(waiting_, [now](const arrival& a) { return a.by < now; });
+    }
+    std::mutex m_;
+    net::detail::task_condition arrived_;
+    std::vector<arrival> waiting_;
+};
 
 }  // namespace detail
 
 TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, party me, std::string host,
                                                            std::uint16_t port, session_options options) {
     using namespace asio::experimental::awaitable_operators;
-    detail::check_async_options(options, "async_connect");
     const std::string target = host + ":" + std::to_string(port);
     const net::clock::time_point deadline = net::clock::now() + options.connect_timeout;
     asio::error_code ec;
@@ -140,7 +214,21 @@ TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, pa
             }
             if (!connected) {
                 auto ch = std::make_unique<net::tcp_channel>(std::move(s), "tcp to " + target);
-                co_return co_await detail::async_set_up(rt, me, std::move(ch), options, {});
+                // The worker links (threads > 1, IPP): to the address that answered.
+                std::vector<std::unique_ptr<net::detail::tcp_socket>> links;
+                for (std::uint32_t k = 1; k <= detail::worker_link_count(options.threads, options.ipp); ++k) {
+                    links.push_back(detail::async_socket(rt));
+                    timer.expires_at(deadline);
+                    const auto done = co_await (links.back()->socket.async_connect(
+                                                    entry.endpoint(), asio::redirect_error(asio::use_awaitable, connected)) ||
+                                                timer.async_wait(asio::use_awaitable));
+                    if (done.index() == 1) throw net::detail::no_connection(target, options.connect_timeout, "timed out");
+                    if (connected)
+                        throw network_error("async_connect to " + target + ": worker connection " + std::to_string(k) +
+                                            ": " + connected.message());
+                }
+                co_return co_await detail::async_set_up(rt, me, std::move(ch), options, {},
+                                                        detail::preconnected_links(std::move(links), target));
             }
             last = connected.message();
         }
@@ -154,7 +242,7 @@ TANDEM_INLINE asio::awaitable<async_session> async_connect(async_runtime& rt, pa
 
 struct async_listener::impl {
     impl(async_runtime& r, std::size_t max, std::size_t set_ups)
-        : rt(r), acceptor(r.io()), max_sessions(max), max_set_ups(set_ups) {}
+        : rt(r), acceptor(r.io()), max_sessions(max), max_set_ups(set_ups), peers(r.io().get_executor(), 0) {}
 
     async_runtime& rt;
     asio::ip::tcp::acceptor acceptor;
@@ -164,35 +252,178 @@ struct async_listener::impl {
     std::size_t max_set_ups;
     std::shared_ptr<std::atomic<std::size_t>> setting_up = std::make_shared<std::atomic<std::size_t>>(0);
 
-    /// The next connection this listener does not refuse, and its slot
-    /// among the open sessions (held by the session; freed when it goes).
-    asio::awaitable<std::pair<std::unique_ptr<net::tcp_channel>, std::shared_ptr<void>>> next() {
+    /// A new peer's main connection, and its slot among the open sessions
+    /// (held by the session; freed when it goes).
+    struct peer {
+        std::unique_ptr<net::tcp_channel> ch;
+        std::shared_ptr<void> slot;
+    };
+
+    // Sessions with worker links (threads > 1, IPP) have their links come to
+    // the same port: then one accept loop (route) reads each connection's
+    // first byte, posts worker links on the board and hands new peers to
+    // next() through `peers`. Without worker links next() accepts itself
+    // and reads nothing. Which of the two is fixed at the listener's first
+    // use (serves()).
+    enum class kind { unset, direct, routed };
+    std::mutex kind_m;
+    kind serving = kind::unset;
+    std::shared_ptr<detail::link_board> board = std::make_shared<detail::link_board>();
+    std::chrono::milliseconds link_timeout{};
+    asio::experimental::concurrent_channel<void(asio::error_code, std::shared_ptr<peer>)> peers;
+    std::string route_failure;  // why route stopped, when not by close()
+    // The deadlines of the connections being sorted, so that close() ends
+    // their waits at once (each is cancelled on its socket's strand).
+    std::mutex sorting_m;
+    bool closed = false;
+    std::vector<std::shared_ptr<asio::steady_timer>> sorting;
+
+    void stop_sorting() noexcept {
+        const std::lock_guard lock(sorting_m);
+        closed = true;
+        for (const auto& t : sorting) asio::post(t->get_executor(), [t] { t->cancel(); });
+    }
+
+    /// Fixes (at the first use) or checks (later) that this listener serves
+    /// sessions of these options; starts route for sessions with worker links.
+    void serves(const std::shared_ptr<impl>& self, party me, const session_options& o, const char* where) {
+        detail::check_listener_options(me, o, where);
+        const kind wanted = detail::has_worker_links(o) ? kind::routed : kind::direct;
+        const std::lock_guard lock(kind_m);
+        if (serving == kind::unset) {
+            serving = wanted;
+            if (wanted == kind::routed) {
+                link_timeout = o.timeout;
+                asio::co_spawn(rt.io(), route(self), asio::detached);
+            }
+        } else if (serving != wanted) {
+            throw usage_error(std::string(where) + ": this listener serves sessions " +
+                              (wanted == kind::routed ? "without" : "with") +
+                              " worker links (threads > 1 or ipp decide) already; use a listener per kind");
+        }
+    }
+
+    /// A new peer's slot, or nothing when max_sessions are open: then the
+    /// peer is told so and its connection closed.
+    asio::awaitable<std::optional<std::shared_ptr<void>>> admit(net::detail::tcp_socket& s) {
+        if (open->fetch_add(1) >= max_sessions) {
+            open->fetch_sub(1);
+            refused.fetch_add(1);
+            const auto frame = net::detail::refusal(static_cast<std::uint32_t>(max_sessions));
+            asio::error_code ignored;  // the peer may be gone already: nothing to tell it then
+            co_await asio::async_write(s.socket, asio::buffer(frame), asio::redirect_error(asio::use_awaitable, ignored));
+            s.socket.shutdown(asio::socket_base::shutdown_both, ignored);
+            co_return std::nullopt;
+        }
+        co_return std::shared_ptr<void>(nullptr, [count = open](void*) { count->fetch_sub(1); });
+    }
+
+    /// The next connection accepted; nothing when the listener closed.
+    asio::awaitable<std::unique_ptr<net::detail::tcp_socket>> accept_one(asio::ip::tcp::endpoint& from) {
         for (;;) {
             auto s = detail::async_socket(rt);
-            asio::ip::tcp::endpoint peer;
             asio::error_code ec;
-            co_await acceptor.async_accept(s->socket, peer, asio::redirect_error(asio::use_awaitable, ec));
-            if (ec == asio::error::operation_aborted || !acceptor.is_open())
-                throw network_error("async_listener: closed while waiting for a peer");
+            co_await acceptor.async_accept(s->socket, from, asio::redirect_error(asio::use_awaitable, ec));
+            if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return nullptr;
             if (ec && net::detail::accept_again(ec)) continue;
             if (ec)
                 throw network_error("async_listener: accept on port " +
                                     std::to_string(net::detail::listening_port(acceptor, "async_listener")) + ": " +
                                     ec.message());
-            if (open->fetch_add(1) >= max_sessions) {
-                open->fetch_sub(1);
-                refused.fetch_add(1);
-                const auto frame = net::detail::refusal(static_cast<std::uint32_t>(max_sessions));
-                asio::error_code ignored;  // the peer may be gone already: nothing to tell it then
-                co_await asio::async_write(s->socket, asio::buffer(frame),
-                                           asio::redirect_error(asio::use_awaitable, ignored));
-                s->socket.shutdown(asio::socket_base::shutdown_both, ignored);
-                continue;
-            }
-            std::shared_ptr<void> slot(nullptr, [count = open](void*) { count->fetch_sub(1); });
-            auto ch = std::make_unique<net::tcp_channel>(std::move(s), "tcp from " + net::detail::endpoint_name(peer));
-            co_return std::pair{std::move(ch), std::move(slot)};
+            co_return s;
         }
+    }
+
+    /// The next new peer this listener does not refuse.
+    asio::awaitable<peer> next() {
+        if (serving == kind::routed) {
+            asio::error_code ec;
+            std::shared_ptr<peer> p = co_await peers.async_receive(asio::redirect_error(asio::use_awaitable, ec));
+            if (ec || !p)
+                throw network_error(route_failure.empty() ? "async_listener: closed while waiting for a peer"
+                                                          : route_failure);
+            co_return std::move(*p);
+        }
+        for (;;) {
+            asio::ip::tcp::endpoint from;
+            auto s = co_await accept_one(from);
+            if (!s) throw network_error("async_listener: closed while waiting for a peer");
+            std::optional<std::shared_ptr<void>> slot = co_await admit(*s);
+            if (!slot) continue;
+            co_return peer{std::make_unique<net::tcp_channel>(std::move(s), "tcp from " + net::detail::endpoint_name(from)),
+                           std::move(*slot)};
+        }
+    }
+
+    /// Accepts until close(), each connection sorted by sort() on its own.
+    static asio::awaitable<void> route(std::shared_ptr<impl> self) {
+        try {
+            for (;;) {
+                asio::ip::tcp::endpoint from;
+                auto s = co_await self->accept_one(from);
+                if (!s) break;
+                const auto executor = s->socket.get_executor();
+                asio::co_spawn(executor, sort(self, std::move(s), from), asio::detached);
+            }
+        } catch (const network_error& e) {
+            self->route_failure = e.what();
+        }
+        self->peers.close();  // (next() then throws)
+    }
+
+    /// A connection by its first byte: a worker link's preface goes on the
+    /// board, anything else is a new peer. One silent past the links'
+    /// timeout, or that closes first, is dropped.
+    static asio::awaitable<void> sort(std::shared_ptr<impl> self, std::unique_ptr<net::detail::tcp_socket> s,
+                                      asio::ip::tcp::endpoint from) {
+        using namespace asio::experimental::awaitable_operators;
+        const auto deadline = std::make_shared<asio::steady_timer>(s->socket.get_executor());
+        deadline->expires_after(self->link_timeout);
+        {
+            const std::lock_guard lock(self->sorting_m);
+            if (self->closed) co_return;
+            self->sorting.push_back(deadline);
+        }
+        struct sorted {  // (however sort ends)
+            impl& listener;
+            const std::shared_ptr<asio::steady_timer>& deadline;
+            ~sorted() {
+                const std::lock_guard lock(listener.sorting_m);
+                std::erase(listener.sorting, deadline);
+            }
+        } done{*self, deadline};
+        asio::error_code ec, expired;
+        const auto deadline_passes = [&] {  // (or close())
+            return deadline->async_wait(asio::redirect_error(asio::use_awaitable, expired));
+        };
+        std::uint8_t first = 0;
+        const auto peeked = co_await (s->socket.async_receive(asio::buffer(&first, 1), asio::socket_base::message_peek,
+                                                              asio::redirect_error(asio::use_awaitable, ec)) ||
+                                      deadline_passes());
+        if (peeked.index() == 1 || ec) co_return;
+        const std::string name = "tcp from " + net::detail::endpoint_name(from);
+        if (first == detail::link_preface_first_byte) {
+            std::array<std::uint8_t, detail::link_preface_bytes> preface{};
+            const auto read = co_await (asio::async_read(s->socket, asio::buffer(preface),
+                                                         asio::redirect_error(asio::use_awaitable, ec)) ||
+                                        deadline_passes());
+            detail::link_id id{};
+            if (read.index() == 1 || ec || !detail::read_link_preface(preface.data(), id)) co_return;
+            self->board->post(id, std::make_unique<net::tcp_channel>(std::move(s), name),
+                              net::clock::now() + self->link_timeout);
+            co_return;
+        }
+        std::optional<std::shared_ptr<void>> slot = co_await self->admit(*s);
+        if (!slot) co_return;
+        auto p = std::make_shared<peer>(peer{std::make_unique<net::tcp_channel>(std::move(s), name), std::move(*slot)});
+        co_await self->peers.async_send(asio::error_code{}, std::move(p), asio::redirect_error(asio::use_awaitable, ec));
+        // (closed meanwhile: the connection goes with p)
+    }
+
+    /// What a session set up here opens its worker links with.
+    detail::link_opener links() const {
+        if (serving != kind::routed) return {};
+        return [board = board, timeout = link_timeout](const detail::link_id& id) { return board->take(id, timeout); };
     }
 };
 
@@ -217,20 +448,21 @@ TANDEM_INLINE std::uint64_t async_listener::refused() const noexcept { return im
 TANDEM_INLINE void async_listener::close() noexcept {
     asio::error_code ignored;
     impl_->acceptor.close(ignored);
+    impl_->stop_sorting();
 }
 
 TANDEM_INLINE asio::awaitable<async_session> async_listener::async_accept(party me, session_options options) {
-    detail::check_async_options(options, "async_listener::async_accept");
     const std::shared_ptr<impl> keep = impl_;
-    auto [ch, slot] = co_await keep->next();
-    co_return co_await detail::async_set_up(keep->rt, me, std::move(ch), options, std::move(slot));
+    keep->serves(keep, me, options, "async_listener::async_accept");
+    impl::peer p = co_await keep->next();
+    co_return co_await detail::async_set_up(keep->rt, me, std::move(p.ch), options, std::move(p.slot), keep->links());
 }
 
 TANDEM_INLINE asio::awaitable<void> async_listener::serve(
     party me, session_options options, std::function<asio::awaitable<void>(async_session)> per_session,
     std::function<void(std::exception_ptr)> on_error) {
-    detail::check_async_options(options, "async_listener::serve");
     const std::shared_ptr<impl> keep = impl_;
+    keep->serves(keep, me, options, "async_listener::serve");
     asio::steady_timer pause(keep->rt.io());
     for (;;) {
         // At most max_set_ups set-ups at once: past that, peers wait in the
@@ -241,7 +473,7 @@ TANDEM_INLINE asio::awaitable<void> async_listener::serve(
             pause.expires_after(std::chrono::milliseconds(1));
             co_await pause.async_wait(asio::use_awaitable);
         }
-        std::pair<std::unique_ptr<net::tcp_channel>, std::shared_ptr<void>> next;
+        impl::peer next;
         try {
             next = co_await keep->next();
         } catch (const network_error&) {
@@ -249,8 +481,9 @@ TANDEM_INLINE asio::awaitable<void> async_listener::serve(
             throw;
         }
         asio::co_spawn(keep->rt.io(),
-                       detail::serve_peer(keep->rt, me, options, std::move(next.first), std::move(next.second),
-                                          std::make_unique<detail::set_up_in_flight>(keep->setting_up), per_session),
+                       detail::serve_peer(keep->rt, me, options, std::move(next.ch), std::move(next.slot),
+                                          std::make_unique<detail::set_up_in_flight>(keep->setting_up), keep->links(),
+                                          per_session),
                        [on_error](std::exception_ptr e) {
                            if (e && on_error) on_error(e);
                        });

@@ -52,9 +52,22 @@ struct stream_progress {
 using progress_callback = std::function<void(const stream_progress&)>;
 
 namespace detail {
-/// Opens one more connection to the peer (a worker link): Alice's accepts,
-/// Bob's connects. Called threads - 1 times while a session is set up.
-using link_opener = std::function<std::unique_ptr<net::channel>()>;
+/// A worker link of a session: the session's id (Alice's public draw, sent
+/// on the main link) and the link's index (1 .. threads-1; with IPP,
+/// threads .. 2·threads-1 for Bob's world).
+struct link_id {
+    std::uint64_t session;
+    std::uint32_t index;
+};
+/// Opens one more connection to the peer, worker link `id`: one party's
+/// accepts, the other's connects. Called once per worker link while a
+/// session is set up.
+using link_opener = std::function<std::unique_ptr<net::channel>(const link_id&)>;
+/// How many worker links a session of `threads` workers opens besides its
+/// main link (the main link is worker 0's; IPP doubles them for Bob's world).
+constexpr std::uint32_t worker_link_count(std::uint32_t threads, bool ipp) noexcept {
+    return threads - 1 + (ipp ? threads : 0);
+}
 }  // namespace detail
 
 class session_ticket;  // session/tickets.hpp
@@ -168,6 +181,6 @@ struct session_options {
 };
 
 /// Protocol version spoken in the handshake; changes with any wire-format change.
-inline constexpr std::uint32_t protocol_version = 13;
+inline constexpr std::uint32_t protocol_version = 14;
 
 }  // namespace tandem

@@ -23,6 +23,7 @@
 #include <tandem/session/pipelined.hpp>
 #include <tandem/session/protocol.hpp>
 #include <tandem/session/run_header.hpp>
+#include <tandem/session/link_preface.hpp>
 #include <tandem/session/setup.hpp>
 #include <tandem/session/stream.hpp>
 
@@ -73,22 +74,29 @@ TANDEM_INLINE session session::listen(party me, std::uint16_t port, session_opti
                                       const std::string& address) {
     auto listener = std::make_shared<net::tcp_listener>(port, address);
     auto main = listener->accept(options.connect_timeout);
-    return session(me, std::move(main), options, [listener, t = options.connect_timeout] {
-        return std::unique_ptr<net::channel>(listener->accept(t));
+    return session(me, std::move(main), options, [listener, t = options.connect_timeout](const link_id& id) {
+        std::unique_ptr<net::channel> link = listener->accept(t);
+        detail::expect_link_preface(*link, id);
+        return link;
     });
 }
 
 TANDEM_INLINE session session::accept(party me, net::tcp_listener& listener, session_options options) {
-    return session(me, listener.accept(options.connect_timeout), options, [&listener, t = options.connect_timeout] {
-        return std::unique_ptr<net::channel>(listener.accept(t));
-    });
+    return session(me, listener.accept(options.connect_timeout), options,
+                   [&listener, t = options.connect_timeout](const link_id& id) {
+                       std::unique_ptr<net::channel> link = listener.accept(t);
+                       detail::expect_link_preface(*link, id);
+                       return link;
+                   });
 }
 
 TANDEM_INLINE session session::connect(party me, const std::string& host, std::uint16_t port,
                                        session_options options) {
     return session(me, net::tcp_connect(host, port, options.connect_timeout), options,
-                   [host, port, t = options.connect_timeout] {
-                       return std::unique_ptr<net::channel>(net::tcp_connect(host, port, t));
+                   [host, port, t = options.connect_timeout](const link_id& id) {
+                       std::unique_ptr<net::channel> link = net::tcp_connect(host, port, t);
+                       detail::send_link_preface(*link, id);
+                       return link;
                    });
 }
 

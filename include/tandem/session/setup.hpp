@@ -265,7 +265,7 @@ struct session_state {
     /// Bob's world) with IPP.
     void open_worker_links(const link_opener& open, std::chrono::milliseconds timeout) {
         session_state& s = *this;
-        const std::uint32_t count = s.remote ? (s.ipp ? 1 : 0) : s.threads - 1 + (s.ipp ? s.threads : 0);
+        const std::uint32_t count = s.remote ? (s.ipp ? 1 : 0) : worker_link_count(s.threads, s.ipp);
         if (count == 0) return;
         if (s.me == party::alice) {
             s.session_id = detail::declassified(s.rng.next().low());  // sent in the clear: public
@@ -275,7 +275,7 @@ struct session_state {
             s.session_id = s.ch->recv_value<std::uint64_t>();
         }
         for (std::uint32_t k = s.remote ? s.threads : 1; k < (s.remote ? s.threads : 1) + count; ++k) {
-            std::unique_ptr<net::channel> link = open();
+            std::unique_ptr<net::channel> link = open(link_id{s.session_id, k});
             link->set_timeout(timeout);
             link = protect(std::move(link), k);
             if (s.me == party::bob) {
