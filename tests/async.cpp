@@ -553,6 +553,55 @@ TEST_CASE("async.malicious_sessions_prepare_and_run_and_streamed_runs_equal_plai
     CHECK(bob_sum == expected_sum);
 }
 
+TEST_CASE("async.malicious_sessions_with_two_workers_prepare_and_run_equal_to_plaintext") {
+    // Two workers per party: each worker link makes AND triples of its own
+    // (session/authenticated.hpp), its link routed by the listener.
+    asio::io_context io;
+    async_runtime rt(io, 2);
+    async_listener server(rt, 0, "127.0.0.1");
+    const auto bio = apps::biomatch_circuit<6, 2>();
+    const auto circ = greater_than();
+    session_options malicious;
+    malicious.security = security::malicious;
+    malicious.allow_plain_links = true;
+    malicious.threads = 2;
+    const std::uint64_t seed = 5404;
+    INFO("seed " << seed);
+    const auto in = apps::make_biomatch_inputs<6, 2>(seed);
+    std::exception_ptr server_error, client_error;
+    std::uint64_t alice_bio = 0, bob_bio = 0;
+    bool alice_got = false, bob_got = false;
+    std::uint32_t alice_threads = 0;
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            async_session m = co_await server.async_accept(party::alice, malicious);
+            alice_threads = m.get().threads();
+            co_await m.async_prepare(circ, 1);
+            alice_got = co_await m.async_run(circ, std::int32_t(50));
+            alice_bio = co_await m.async_run(bio, in.db);
+            server.close();  // (a listener that routes worker links accepts until then)
+        },
+        keep_first(server_error));
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            async_session m = co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), malicious);
+            co_await m.async_prepare(circ, 1);
+            bob_got = co_await m.async_run(circ, std::int32_t(10));
+            bob_bio = co_await m.async_run(bio, in.sample);
+        },
+        keep_first(client_error));
+    io.run();
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    CHECK(alice_threads == 2);
+    CHECK(alice_got);  // 50 > 10
+    CHECK(bob_got);
+    CHECK(alice_bio == apps::biomatch_plain<6, 2>(in.db, in.sample));
+    CHECK(bob_bio == alice_bio);
+}
+
 TEST_CASE("async.a_silent_peer_is_caught_by_the_deadline_while_no_thread_waits_for_it") {
     asio::io_context io;
     async_runtime rt(io, 1);

@@ -195,7 +195,9 @@ asio::awaitable<async_session> async_connect(async_runtime& rt, party me, std::s
 /// port: the listener then reads each new connection's first byte to route
 /// it (a connection silent for the sessions' timeout is dropped), so one
 /// listener serves sessions either with worker links or without — the first
-/// accept decides; the other kind is a usage_error. A listening Bob cannot
+/// accept decides; the other kind is a usage_error. Such a listener keeps
+/// accepting (an accept is pending on the io_context, so io_context::run
+/// does not return) until close() or its destruction. A listening Bob cannot
 /// have both protected links and worker links (usage_error): the
 /// connecting Alice would wait for him to speak first.
 class async_listener {

@@ -365,7 +365,7 @@ struct async_listener::impl {
                 const auto executor = s->socket.get_executor();
                 asio::co_spawn(executor, sort(self, std::move(s), from), asio::detached);
             }
-        } catch (const network_error& e) {
+        } catch (const std::exception& e) {  // (a failed accept: network_error)
             self->route_failure = e.what();
         }
         self->peers.close();  // (next() then throws)
