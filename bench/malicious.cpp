@@ -4,7 +4,7 @@
 // it starts a copy of itself as Bob and prints the figures.
 //
 //   bench_malicious [--case cot|triples|aes|sha256|stream|seal|all] [--ot NAME[,security]] [--seal] [--reps N] [--quick] [--json]
-//                   [--ands N] [--segment-ands N]
+//                   [--ands N] [--segment-ands N] [--threads N]
 // --seal runs the two-party cases over a sealed link (a pre-shared key), as
 // malicious sessions have it by default.
 //
@@ -46,6 +46,8 @@
 //         memory (session/authenticated.hpp), segments of --segment-ands ANDs
 //         (default the library's, 2^14): M AND/s from run() to output, bytes
 //         per AND each way, the phases, peak RSS per party. Not in "all".
+//         With --threads N, the session's N workers (N - 1 worker links, each
+//         making its part of every batch of triples).
 // --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious).
 #include "common.hpp"
 #include "processes.hpp"
@@ -98,6 +100,7 @@ struct config {
         if (which == "stream") {  // the case runs through a malicious session's streamed runs
             o.security = security::malicious;
             o.allow_plain_links = !seal;
+            o.threads = static_cast<std::uint32_t>(opt.threads);  // --threads
         }
         if (seal) {  // a fixed key: both processes know it, nobody else is measured
             net::key_bytes k{};
@@ -639,7 +642,7 @@ void bench_stream_chain(const config& c, session& s) {
     if (!alice) return;
     const std::uint64_t segment = c.segment_ands ? c.segment_ands : default_segment_ands;
     if (c.opt.json)
-        std::cout << f.record("sha256_stream").add("segment_ands", segment).json() << "\n";
+        std::cout << f.record("sha256_stream").add("segment_ands", segment).add("threads", c.opt.threads).json() << "\n";
     else
         std::printf("streamed sha-256 chain of %llu compressions (%.0f ANDs, segments of %llu): %s\n",
                     static_cast<unsigned long long>(k), f.ands, static_cast<unsigned long long>(segment),

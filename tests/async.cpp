@@ -9,6 +9,7 @@
 // workers per party on sessions' own arenas when oneTBB may start no
 // worker; and the refusals (threads, IPP, two operations at once).
 #include "exception_text.hpp"
+#include "hex_bits.hpp"
 #include "memory_sessions.hpp"
 
 #include "../examples/apps.hpp"
@@ -405,6 +406,68 @@ TEST_CASE("async.four_workers_per_party_run_on_one_thread_of_a_users_arena") {
             });
         });
         CHECK(own_threads == 0);
+    }
+}
+
+TEST_CASE("async.malicious_sessions_make_their_triples_on_one_thread_of_a_users_arena") {
+    // Malicious sessions with two workers each make every batch of AND
+    // triples in two parts at once, one per link (auth/garble.hpp,
+    // make_triples): AES's 6,400 ANDs split in two. As two tasks of a user's
+    // one-thread arena, the parts are tasks of that arena too and suspend
+    // where they wait; a part that blocked would stall the only thread until
+    // the links' deadline. tandem starts no thread of its own for them.
+    const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
+    const std::vector<std::vector<bool>> aes_in{bits_of_hex("2b7e151628aed2a6abf7158809cf4f3c"),
+                                                bits_of_hex("3243f6a8885a308d313198a2e0370734")};
+    const std::vector<bool> aes_out = bits_of_hex("3925841d02dc09fbdc118597196a0b32");
+    for (const bool tcp : {false, true}) {
+        INFO((tcp ? "tcp" : "in-process pair"));
+        test::wiring w = tcp ? test::make_tcp_wiring(1) : test::make_wiring(1);
+        session_options o;
+        o.security = security::malicious;
+        o.allow_plain_links = true;
+        o.threads = 2;
+        o.timeout = 20s;
+        std::exception_ptr alice_error, bob_error;
+        std::vector<std::vector<bool>> got[2];
+        std::atomic<bool> done{false};
+        std::atomic<int> own_threads{0};
+        std::thread watch([&] {
+            while (!done.load()) {
+                own_threads.store(std::max(own_threads.load(), detail::threads_running().load()));
+                std::this_thread::sleep_for(100us);
+            }
+        });
+        const auto side = [&](party me, std::unique_ptr<net::channel>& main, std::vector<std::unique_ptr<net::channel>>& links,
+                              std::exception_ptr& error) {
+            return [&, me] {
+                try {
+                    session s(me, std::move(main), o, test::opener_of(std::move(links)));
+                    s.prepare(aes, 2);
+                    for (int k = 0; k < 3; ++k) got[me == party::bob].push_back(s.run_bits(aes, aes.inputs_of(me, aes_in)).at(0));
+                } catch (...) {
+                    error = std::current_exception();
+                }
+            };
+        };
+        const auto started = std::chrono::steady_clock::now();
+        tbb::task_arena arena(1, 1);
+        arena.execute([&] {
+            tbb::task_group both;
+            both.run(side(party::alice, w.main_a, w.links_a, alice_error));
+            both.run(side(party::bob, w.main_b, w.links_b, bob_error));
+            both.wait();
+        });
+        done = true;
+        watch.join();
+        if (alice_error) FAIL("alice: " << message_of(alice_error));
+        if (bob_error) FAIL("bob: " << message_of(bob_error));
+        CHECK(std::chrono::steady_clock::now() - started < o.timeout);
+        for (int p = 0; p < 2; ++p) {
+            REQUIRE(got[p].size() == 3);
+            for (const auto& v : got[p]) CHECK(v == aes_out);
+        }
+        CHECK(own_threads.load() == 0);
     }
 }
 

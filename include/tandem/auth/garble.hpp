@@ -58,7 +58,7 @@
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
-#include <tandem/detail/owned_thread.hpp>
+#include <tandem/exec/executor.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
@@ -192,11 +192,16 @@ public:
         return out;
     }
 
-    /// A further source of triples (under the same global keys), asked in
-    /// parallel with the main link's maker (make_triples); a session with
+    /// Further sources of triples (under the same global keys), asked in
+    /// parallel with the main link's maker (make_triples), each part a task
+    /// on `pool` (at least 1 + sources.size() workers); a session with
     /// threads > 1 adds one per worker link or MPI rank. The peer adds its
-    /// matching source.
-    void add_triple_source(triple_source& source) { triple_sources_.push_back(&source); }
+    /// matching sources, in the same order.
+    void add_triple_sources(std::vector<triple_source*> sources, exec::workers& pool) {
+        if (pool.size() < 1 + sources.size()) tandem::detail::internal_error("auth: a worker per triple source expected");
+        triple_sources_ = std::move(sources);
+        pool_ = &pool;
+    }
 
     /// Starts a streamed run (docs/DESIGN.md §11, "In malicious mode"): then run_segment() for
     /// each of its segments as the function is cut, both parties alike.
@@ -411,12 +416,12 @@ private:
     std::size_t batch() const noexcept { return batch_ands_ * (1 + triple_sources_.size()); }
 
     /// At least n fresh triples into out. With further sources
-    /// (add_triple_source) they are made in parts at once, one per source and thread, in as many
+    /// (add_triple_sources) they are made in parts at once, a task per source on the pool, in as many
     /// parts as makes the largest part's leaky triples fewest (a part below
     /// a bucket size's threshold needs a larger bucket); both parties split
     /// alike. A failure on one link interrupts the others, and the first
     /// error (not the interrupted links' errors it caused) is rethrown once
-    /// all threads are joined.
+    /// all parts are done (exec::workers::run_together).
     void make_triples(net::channel& ch, std::size_t n, triples& out) {
         std::size_t parts = 1;
         for (std::size_t p = 2; p <= 1 + triple_sources_.size(); ++p)
@@ -425,9 +430,9 @@ private:
                 parts = p;
         if (parts == 1) return maker_.make(ch, n, out);
         part_.resize(parts);
-        tandem::detail::run_together(
-            parts,
-            [&](std::size_t k) {
+        pool_->run_together(
+            static_cast<std::uint32_t>(parts),
+            [&](std::uint32_t k) {
                 const std::size_t count = n / parts + (k < n % parts ? 1 : 0);
                 if (k == 0) maker_.make(ch, count, part_[0]);
                 else triple_sources_[k - 1]->make(count, part_[k]);
@@ -970,7 +975,8 @@ private:
         }
     };
     carried carry_;
-    std::vector<triple_source*> triple_sources_;  // add_triple_source
+    std::vector<triple_source*> triple_sources_;  // add_triple_sources
+    exec::workers* pool_ = nullptr;               // where their parts run (add_triple_sources)
     std::vector<triples> part_;              // make_triples' parts
     triples reservoir_;  // a streamed run's triples, refilled in growing steps (next_refill)
     std::size_t reservoir_next_ = 0;

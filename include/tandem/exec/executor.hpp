@@ -28,6 +28,7 @@
 #include <tandem/detail/linkage.hpp>
 #include <tandem/exec/plan.hpp>
 #include <tandem/gc/half_gates.hpp>
+#include <tandem/net/channel.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -89,6 +90,13 @@ private:
 /// link), or by blocking their thread.
 enum class task_waits { suspend, block };
 
+/// How tasks that wait on `links` wait: they suspend where every link can
+/// (net::channel::waits_suspend) and no worker is in another process.
+inline task_waits task_waits_on(std::span<net::channel* const> links, bool remote_workers) noexcept {
+    const bool all = std::all_of(links.begin(), links.end(), [](const net::channel* l) { return l->waits_suspend(); });
+    return all && !remote_workers ? task_waits::suspend : task_waits::block;
+}
+
 /// Where a plan's tasks run. Tasks that can suspend run on a oneTBB arena of
 /// n threads (the caller and n - 1 of oneTBB's workers, which the session
 /// adds to the process's limit while it lives: detail/worker_budget.hpp),
@@ -122,6 +130,18 @@ public:
     /// Runs f(k) for k in [0, n) at once (f must not throw); returns when
     /// all are done. n ≤ size(). One call per wide level (FGP).
     void run_on_each(std::uint32_t n, const std::function<void(std::uint32_t)>& f);
+
+    /// Runs f(k) for k in [0, n) at once, as run_on_each, where f may
+    /// throw: the first to throw calls `interrupt` (so that the others'
+    /// waits on their links end now, not at their deadline), and its
+    /// exception — not those the interruption caused — is rethrown once all
+    /// are done. For work that is no plan's: a malicious session's triples,
+    /// a part per link (auth/garble.hpp), and their set-ups.
+    void run_together(std::uint32_t n, const std::function<void(std::uint32_t)>& f, std::function<void()> interrupt) {
+        detail::failure fail(std::move(interrupt));
+        run_on_each(n, [&](std::uint32_t k) { fail.guard([&] { f(k); }); });
+        fail.rethrow();
+    }
 
 private:
     struct impl;

@@ -28,9 +28,9 @@
 #include <tandem/crypto/block.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
-#include <tandem/detail/owned_thread.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/protocol.hpp>
@@ -102,15 +102,17 @@ public:
 
     /// With threads > 1, each worker's own triple maker (on its link, or on
     /// an MPI rank's: remote), under this party's global key with randomness
-    /// of its own: the triples are made by all at once
-    /// (garbler_evaluator::make_triples). Their set-ups (both SoftSpoken
-    /// extensions, the coin toss) run all at once, one thread each
-    /// (run_together: a failure on one interrupts the others and is rethrown
-    /// once all are joined).
+    /// of its own: the triples are made by all at once, a task per worker on
+    /// the session's pool (garbler_evaluator::make_triples), whose tasks
+    /// suspend where they wait, as a compiled run's do (exec::workers). Their
+    /// set-ups (both SoftSpoken extensions, the coin toss) run all at once
+    /// too: a failure on one interrupts the others and is rethrown once all
+    /// are done.
     void start(const protocol_links& l) override {
         garbler_.emplace(*authenticator_, *triple_maker_, rng_);
         const std::size_t n = l.remote ? l.threads - 1 : l.links.size() - 1;
         if (n == 0) return;
+        pool_.emplace(static_cast<std::uint32_t>(n + 1), exec::task_waits_on(l.links, l.remote != nullptr));
         std::vector<block> seeds(n);
         for (block& b : seeds) b = rng_.next();  // the PRG is not shared between threads
         const auto wipe_seeds = [&] {
@@ -118,10 +120,10 @@ public:
         };
         triple_sources_.resize(n);
         try {
-            run_together(
-                n,
-                [&](std::size_t k) {
-                    const auto w = static_cast<std::uint32_t>(k + 1);
+            pool_->run_together(
+                static_cast<std::uint32_t>(n),
+                [&](std::uint32_t k) {
+                    const std::uint32_t w = k + 1;
                     if (l.remote) triple_sources_[k] = l.remote->triples(w, delta_, seeds[k]);
                     else triple_sources_[k] = std::make_unique<auth::linked_triples>(*l.links[w], me_, delta_, seeds[k]);
                 },
@@ -133,7 +135,9 @@ public:
             throw;
         }
         wipe_seeds();
-        for (const auto& t : triple_sources_) garbler_->add_triple_source(*t);
+        std::vector<auth::triple_source*> sources;
+        for (const auto& t : triple_sources_) sources.push_back(t.get());
+        garbler_->add_triple_sources(std::move(sources), *pool_);
     }
 
     std::optional<std::vector<bool>> run(reveal who, const circuit<>& c, std::span<const std::uint8_t> my_bits,
@@ -190,6 +194,7 @@ private:
     block delta_;  // this party's global key
     std::optional<auth::authenticator> authenticator_;
     std::optional<auth::triple_maker> triple_maker_;
+    std::optional<exec::workers> pool_;  // with threads > 1: where the triples' parts run
     std::vector<std::unique_ptr<auth::triple_source>> triple_sources_;  // workers 1 .. threads-1
     std::optional<auth::garbler_evaluator> garbler_;
     std::uint64_t ands_ = 0;  // of the last run or prepare()

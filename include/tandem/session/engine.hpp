@@ -385,11 +385,9 @@ private:
                                    !p_.remote);
     }
 
-    /// How the workers' tasks on `links` wait: they suspend when every link
-    /// can (net::channel::waits_suspend) and no worker is in another process.
+    /// How the workers' tasks on `links` wait (exec::task_waits_on).
     exec::task_waits task_waits_on(std::span<net::channel* const> links) const noexcept {
-        const bool all = std::all_of(links.begin(), links.end(), [](const net::channel* l) { return l->waits_suspend(); });
-        return all && !p_.remote ? exec::task_waits::suspend : exec::task_waits::block;
+        return exec::task_waits_on(links, p_.remote != nullptr);
     }
 
     /// The plan's workers on this party's links, worker w on link w — or,

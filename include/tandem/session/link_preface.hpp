@@ -30,7 +30,7 @@
 namespace tandem::detail {
 
 inline constexpr std::uint64_t link_preface_magic = 0x314d444e544b4e4cull;  // "LNKTNDM1" little-endian
-inline constexpr std::uint8_t link_preface_first_byte = 0x4c;               // 'L'
+inline constexpr auto link_preface_first_byte = static_cast<std::uint8_t>(link_preface_magic & 0xff);  // 'L'
 inline constexpr std::size_t link_preface_bytes = 20;
 
 /// The preface of link `id`, as sent.
@@ -59,6 +59,14 @@ inline void send_link_preface(net::channel& link, const link_id& id) {
     link.flush();
 }
 
+/// The error of worker connection `index` that turned out to be another's
+/// (a wrong preface, or a wrong intro inside a protected link).
+inline protocol_error foreign_worker_link(std::uint32_t index, const std::string& link_name) {
+    return protocol_error("session set-up: worker connection " + std::to_string(index) + " on " + link_name +
+                          " does not belong to this session (another client connected to the port?); retry on a "
+                          "port only the peer uses");
+}
+
 /// Receives a preface on a connection just accepted, for a session that
 /// expects link `id` there (one peer per port: session::listen/accept).
 inline void expect_link_preface(net::channel& link, const link_id& id) {
@@ -66,9 +74,7 @@ inline void expect_link_preface(net::channel& link, const link_id& id) {
     link.recv(p.data(), p.size());
     link_id got{};
     if (!read_link_preface(p.data(), got) || got.session != id.session || got.index != id.index)
-        throw protocol_error("session set-up: worker connection " + std::to_string(id.index) + " on " + link.name() +
-                             " does not belong to this session (another client connected to the port?); retry on "
-                             "a port only the peer uses");
+        throw foreign_worker_link(id.index, link.name());
 }
 
 }  // namespace tandem::detail

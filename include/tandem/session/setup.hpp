@@ -19,6 +19,7 @@
 #include <tandem/net/tls.hpp>
 #include <tandem/party.hpp>
 #include <tandem/session/authenticated.hpp>
+#include <tandem/session/link_preface.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/pipelined.hpp>
 #include <tandem/session/protocol.hpp>
@@ -288,10 +289,7 @@ struct session_state {
                 const auto id = link->recv_value<std::uint64_t>();
                 const auto index = link->recv_value<std::uint32_t>();
                 if (magic != link_magic || id != s.session_id || index != k)
-                    throw protocol_error("session set-up: worker connection " + std::to_string(k) + " on " +
-                                         link->name() +
-                                         " does not belong to this session (another client connected to the "
-                                         "port?); retry on a port only the peer uses");
+                    throw foreign_worker_link(k, link->name());
             }
             (k < s.threads ? s.links : s.bob_links).push_back(link.get());
             (k < s.threads ? s.worker_links : s.bob_world_links).push_back(std::move(link));
