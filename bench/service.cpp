@@ -4,7 +4,8 @@
 // starts a copy of itself as the clients (Bob: N concurrent coroutines on a
 // runtime of T threads of their own) and prints the figures.
 //
-//   bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] [--workers W] [--quick]
+//   bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] [--workers W] [--runs R]
+//                 [--quick]
 //
 // For each N and T, two phases:
 //   idle        N sessions set up, run once and left open (each server
@@ -15,6 +16,10 @@
 //               closes — what a service pays per client: completed runs per
 //               second, p50/p99 latency of one (connect to result)
 // and for the server throughout: its most threads, its peak RSS (VmHWM).
+// --runs R: each throughput session runs the comparison R times before it
+// closes, and the figures add the latency of one run in an open session
+// (from async_run to its result, p50/p99): what a service's returning
+// requests pay once a session is set up.
 // --workers W: every session runs W workers per party (session_options::
 // threads), so it opens W - 1 worker links to the server's port, which the
 // listener routes to it (tandem/async.hpp): the cost of that routing.
@@ -87,14 +92,20 @@ constexpr int max_client_set_ups = 1024;
 
 struct client_figures {
     long runs = 0, failures = 0;
-    double seconds = 0, p50_ms = 0, p99_ms = 0;
+    double seconds = 0, p50_ms = 0, p99_ms = 0, run_p50_us = 0, run_p99_us = 0;
     std::string first_error;
 };
 
+/// The p-th percentile of sorted values (0 if none).
+double percentile(const std::vector<double>& sorted, int p) {
+    if (sorted.empty()) return 0;
+    return sorted[std::min(sorted.size() - 1, sorted.size() * static_cast<std::size_t>(p) / 100)];
+}
+
 /// The clients: phase 1, N sessions each run once, then awaiting a second
 /// run (the server releases them); phase 2, S seconds of connect-run-close
-/// per client.
-int clients(std::uint16_t port, int n, int threads, double seconds, bool resume, std::uint32_t workers,
+/// per client, each session R runs.
+int clients(std::uint16_t port, int n, int threads, double seconds, bool resume, std::uint32_t workers, int runs,
             const std::string& out) {
     raise_descriptor_limit();
     std::vector<session_options> options(static_cast<std::size_t>(n));  // each client's: its ticket slot
@@ -109,7 +120,8 @@ int clients(std::uint16_t port, int n, int threads, double seconds, bool resume,
     async_runtime rt(io, static_cast<unsigned>(threads));
     const auto circ = millionaires();
     client_figures f;
-    std::vector<double> latencies;
+    std::vector<double> latencies, run_latencies;  // per session (ms), per run in an open session (µs)
+    long completed_runs = 0;
     int idle_done = 0;
     const auto note_error = [&](std::exception_ptr e) {
         if (!e) return;
@@ -167,29 +179,36 @@ int clients(std::uint16_t port, int n, int threads, double seconds, bool resume,
                     co_await set_up_slot();
                     const slot_release slot{setting_up};
                     async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", port, options[k]);
-                    const bool r = co_await s.async_run(circ, std::int32_t(k));
-                    (void)r;
+                    for (int r = 0; r < runs; ++r) {
+                        const auto r0 = clock_type::now();
+                        const bool got = co_await s.async_run(circ, std::int32_t(k));
+                        (void)got;
+                        if (r > 0) run_latencies.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - r0).count());
+                        ++completed_runs;
+                    }
                     latencies.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
                 }
             },
             note_error);
     io.run();
     f.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
-    f.runs = static_cast<long>(latencies.size());
+    f.runs = completed_runs;
     std::sort(latencies.begin(), latencies.end());
-    if (!latencies.empty()) {
-        f.p50_ms = latencies[latencies.size() / 2];
-        f.p99_ms = latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)];
-    }
+    std::sort(run_latencies.begin(), run_latencies.end());
+    f.p50_ms = percentile(latencies, 50);
+    f.p99_ms = percentile(latencies, 99);
+    f.run_p50_us = percentile(run_latencies, 50);
+    f.run_p99_us = percentile(run_latencies, 99);
     std::ofstream o(out);
     o << f.runs << ' ' << f.failures << ' ' << f.seconds << ' ' << f.p50_ms << ' ' << f.p99_ms << ' ' << idle_done
-      << '\n'
+      << ' ' << f.run_p50_us << ' ' << f.run_p99_us << '\n'
       << f.first_error << '\n';
     return f.failures == 0 && idle_done == n ? 0 : 1;
 }
 
 /// The server for one N and T; prints one line of figures.
-bool serve(const std::string& self, int n, int threads, double seconds, bool resume, std::uint32_t workers) {
+bool serve(const std::string& self, int n, int threads, double seconds, bool resume, std::uint32_t workers,
+           int runs) {
     asio::io_context io;
     async_runtime rt(io, static_cast<unsigned>(threads));
     // Room for a client's next session while the server's side of its last
@@ -216,6 +235,11 @@ bool serve(const std::string& self, int n, int threads, double seconds, bool res
                                co_await release.async_wait(asio::redirect_error(use_awaitable, ignored));
                                const bool again = co_await s.async_run(circ, std::int32_t(1 << 30));
                                (void)again;
+                               co_return;
+                           }
+                           for (int k = 1; k < runs; ++k) {  // phase 2: the client's R runs
+                               const bool more = co_await s.async_run(circ, std::int32_t(1 << 30));
+                               (void)more;
                            }
                        },
                        [&](std::exception_ptr e) {
@@ -226,7 +250,7 @@ bool serve(const std::string& self, int n, int threads, double seconds, bool res
     std::vector<std::string> args{self,        "--client",           "--port",  std::to_string(server.port()),
                                   "--sessions", std::to_string(n),    "--threads", std::to_string(threads),
                                   "--seconds", std::to_string(seconds), "--out",   out,
-                                  "--workers", std::to_string(workers)};
+                                  "--workers", std::to_string(workers), "--runs", std::to_string(runs)};
     if (resume) args.push_back("--resume");
     const pid_t client = bench::spawn_self(args);
     bool client_ok = false;
@@ -260,7 +284,7 @@ bool serve(const std::string& self, int n, int threads, double seconds, bool res
     client_figures f;
     long idle_done = 0;
     std::ifstream in(out);
-    in >> f.runs >> f.failures >> f.seconds >> f.p50_ms >> f.p99_ms >> idle_done;
+    in >> f.runs >> f.failures >> f.seconds >> f.p50_ms >> f.p99_ms >> idle_done >> f.run_p50_us >> f.run_p99_us;
     in.ignore();
     std::getline(in, f.first_error);
     std::remove(out.c_str());
@@ -269,6 +293,9 @@ bool serve(const std::string& self, int n, int threads, double seconds, bool res
                 "idle session %6.1f KiB  (%ld runs in %.1f s, %ld failed)\n",
                 n, threads, resume ? " resumed" : "", workers > 1 ? (" W=" + std::to_string(workers)).c_str() : "", f.seconds > 0 ? f.runs / f.seconds : 0.0, f.p50_ms, f.p99_ms, threads_most,
                 status_field("VmHWM") / 1024.0, per_session_kib, f.runs, f.seconds, f.failures);
+    if (runs > 1)
+        std::printf("  %d runs per session: one run in an open session p50 %.1f us, p99 %.1f us\n", runs, f.run_p50_us,
+                    f.run_p99_us);
     if (!f.first_error.empty()) std::printf("  first client error: %s\n", f.first_error.c_str());
     if (server_error) {
         try {
@@ -288,6 +315,7 @@ int main(int argc, char** argv) {
     double seconds = 5;
     bool is_client = false, resume = false;
     std::uint32_t workers = 1;
+    int runs = 1;
     std::uint16_t port = 0;
     std::string out;
     for (int i = 1; i < argc; ++i) {
@@ -303,19 +331,20 @@ int main(int argc, char** argv) {
         else if (a == "--client") is_client = true;
         else if (a == "--resume") resume = true;
         else if (a == "--workers") workers = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--runs") runs = std::max(1, std::stoi(value()));
         else if (a == "--port") port = static_cast<std::uint16_t>(std::stoi(value()));
         else if (a == "--out") out = value();
         else {
             std::cerr << "usage: bench_service [--sessions N[,N...]] [--threads T[,T...]] [--seconds S] [--resume] "
-                         "[--workers W] [--quick]\n";
+                         "[--workers W] [--runs R] [--quick]\n";
             return 2;
         }
     }
     try {
-        if (is_client) return clients(port, sessions.at(0), threads.at(0), seconds, resume, workers, out);
+        if (is_client) return clients(port, sessions.at(0), threads.at(0), seconds, resume, workers, runs, out);
         raise_descriptor_limit();
         if (sessions.size() == 1 && threads.size() == 1)
-            return serve(argv[0], sessions[0], threads[0], seconds, resume, workers) ? 0 : 1;
+            return serve(argv[0], sessions[0], threads[0], seconds, resume, workers, runs) ? 0 : 1;
         // Each N and T in a server process of its own, so that its RSS and
         // threads are its own (an allocator keeps what earlier rows freed).
         std::printf("bench_service: millionaires (32-bit) per client session, server and clients over loopback\n");
@@ -324,7 +353,8 @@ int main(int argc, char** argv) {
         for (const int t : threads)
             for (const int n : sessions) {
                 std::vector<std::string> args{argv[0], "--sessions", std::to_string(n), "--threads", std::to_string(t),
-                                              "--seconds", std::to_string(seconds), "--workers", std::to_string(workers)};
+                                              "--seconds", std::to_string(seconds), "--workers", std::to_string(workers),
+                                              "--runs", std::to_string(runs)};
                 if (resume) args.push_back("--resume");
                 ok = bench::wait_ok(bench::spawn_self(args)) && ok;
             }

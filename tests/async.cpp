@@ -665,38 +665,89 @@ TEST_CASE("async.malicious_sessions_with_two_workers_prepare_and_run_equal_to_pl
     CHECK(bob_bio == alice_bio);
 }
 
-TEST_CASE("async.a_silent_peer_is_caught_by_the_deadline_while_no_thread_waits_for_it") {
+TEST_CASE("async.silent_peers_are_caught_by_the_deadline_whether_their_set_ups_block_or_suspend") {
+    // One set-up alone on the runtime blocks its worker in its wait (no other
+    // operation could want it: detail/thread_demand.hpp); three at once
+    // suspend, and the io_context's timers end them. Either way the
+    // deadline, not the silent peers' going away, ends them.
+    for (const int peers : {1, 3}) {
+        INFO(peers << " silent peer(s)");
+        asio::io_context io;
+        async_runtime rt(io, 1);
+        async_listener server(rt, 0, "127.0.0.1");
+        session_options quick;
+        quick.timeout = 300ms;
+        std::vector<std::string> errors;
+        int set_up = 0;
+        for (int k = 0; k < peers; ++k)
+            asio::co_spawn(
+                io,
+                [&]() -> awaitable<void> {
+                    try {
+                        async_session s = co_await server.async_accept(party::alice, quick);
+                        ++set_up;
+                    } catch (const network_error& e) {
+                        errors.emplace_back(e.what());
+                    }
+                },
+                asio::detached);
+        // Peers that connect and then say nothing for a second.
+        std::vector<std::thread> silent;
+        for (int k = 0; k < peers; ++k)
+            silent.emplace_back([&] {
+                auto ch = net::tcp_connect("127.0.0.1", server.port());
+                std::this_thread::sleep_for(1s);
+            });
+        const auto start = std::chrono::steady_clock::now();
+        io.run();
+        const auto took = std::chrono::steady_clock::now() - start;
+        for (std::thread& t : silent) t.join();
+        CHECK(set_up == 0);
+        REQUIRE(errors.size() == static_cast<std::size_t>(peers));
+        for (const std::string& e : errors) CHECK_MESSAGE(e.find("no progress within 300 ms") != std::string::npos, e);
+        CHECK(took < 900ms);
+    }
+}
+
+TEST_CASE("async.an_operation_alone_that_waits_gives_its_worker_to_the_next_one") {
+    // A runtime of one worker: the client's run starts alone and waits for
+    // the server's, which starts 200 ms later. Alone, its wait blocks the
+    // worker (one wake-up when the peer answers, as a blocking session's);
+    // when the server's run arrives, the wait must hand the worker over
+    // (detail/thread_demand.hpp) — a wait that kept it would hold both runs
+    // until the deadline.
     asio::io_context io;
     async_runtime rt(io, 1);
     async_listener server(rt, 0, "127.0.0.1");
-    session_options quick;
-    quick.timeout = 300ms;
-    std::string error;
-    bool set_up = false;
+    session_options o;
+    o.timeout = 5s;
+    const auto circ = greater_than();
+    std::exception_ptr server_error, client_error;
+    std::optional<bool> alice_got, bob_got;
     asio::co_spawn(
         io,
         [&]() -> awaitable<void> {
-            try {
-                async_session s = co_await server.async_accept(party::alice, quick);
-                set_up = true;
-            } catch (const network_error& e) {
-                error = e.what();
-            }
+            async_session s = co_await server.async_accept(party::alice, o);
+            asio::steady_timer late(io);
+            late.expires_after(200ms);
+            co_await late.async_wait(use_awaitable);
+            alice_got = co_await s.async_run(circ, std::int32_t(30));
         },
-        asio::detached);
-    // A peer that connects and then says nothing for a second.
-    std::thread silent([&] {
-        auto ch = net::tcp_connect("127.0.0.1", server.port());
-        std::this_thread::sleep_for(1s);
-    });
+        keep_first(server_error));
+    asio::co_spawn(
+        io,
+        [&]() -> awaitable<void> {
+            async_session s = co_await async_connect(rt, party::bob, "127.0.0.1", server.port(), o);
+            bob_got = co_await s.async_run(circ, std::int32_t(40));
+        },
+        keep_first(client_error));
     const auto start = std::chrono::steady_clock::now();
     io.run();
-    const auto took = std::chrono::steady_clock::now() - start;
-    silent.join();
-    INFO(error);
-    CHECK_FALSE(set_up);
-    CHECK(error.find("no progress within 300 ms") != std::string::npos);
-    CHECK(took < 900ms);  // the deadline, not the silent peer's going away, ended it
+    if (server_error) FAIL("server: " << message_of(server_error));
+    if (client_error) FAIL("client: " << message_of(client_error));
+    CHECK(std::chrono::steady_clock::now() - start < o.timeout);
+    CHECK(alice_got == std::optional<bool>(false));  // 30 > 40 is false
+    CHECK(bob_got == std::optional<bool>(false));
 }
 
 TEST_CASE("async.refuses_listeners_it_cannot_route_and_a_second_operation_at_once") {

@@ -14,6 +14,11 @@
 // descriptor, readable exactly while the count is above 0: when it becomes
 // readable, the wait suspends and its thread runs the ready task.
 //
+// An async_runtime's arena (tandem/async.hpp) counts its tasks the same way,
+// and its operations in flight: a session alone on the runtime answers its
+// peer with one wake-up, as a blocking session does, and while several are
+// in flight every wait suspends, as before.
+//
 // `current_demand()` is the count of the arena whose task the calling thread
 // runs (null outside tandem's arenas: in a user's arena every wait
 // suspends, since a user's tasks are not counted).
@@ -24,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 
@@ -58,7 +64,17 @@ public:
     /// descriptor a wait waits for).
     int fd() const noexcept { return fd_; }
 
+    /// An async_runtime's operation (a session's set-up or run, with all
+    /// its tasks) began or ended. While several are in flight, their waits
+    /// suspend at once: one of the others may resume at any moment, and a
+    /// blocked wait would first have to wake to give it the thread.
+    void operation_began() noexcept { operations_.fetch_add(1, std::memory_order_relaxed); }
+    void operation_ended() noexcept { operations_.fetch_sub(1, std::memory_order_relaxed); }
+    /// Whether a wait may block its thread (see above; always, in a session's own arena).
+    bool may_block() const noexcept { return operations_.load(std::memory_order_relaxed) <= 1; }
+
 private:
+    std::atomic<int> operations_{0};
     std::mutex m_;
     unsigned count_ = 0;  // (guarded by m_, which keeps fd_'s state equal to count_ > 0)
     int fd_;

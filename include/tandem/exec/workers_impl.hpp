@@ -73,8 +73,11 @@ TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<voi
     if (in_users_task()) {
         // Called from a task: a node of the session's graph (FGP) fans out
         // on the same arena, counted like it; a user's task on the user's
-        // arena (one pool, no oversubscription), whose waits suspend (no count).
-        spawn_and_wait(n, f, tandem::detail::current_demand());
+        // arena (one pool, no oversubscription), counted where its arena is
+        // an async_runtime's, whose waits otherwise suspend (no count).
+        tandem::detail::thread_demand* const demand = tandem::detail::current_demand();
+        spawn_and_wait(n, f, demand);
+        tandem::detail::set_current_demand(demand);  // (this thread may have run one of the tasks)
         return;
     }
     impl* const own = own_arena();
@@ -109,7 +112,9 @@ TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<
 
 TANDEM_INLINE void workers::run_graph(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
     if (in_users_task()) {
-        flow(g, f, nullptr);  // on the user's arena (above)
+        tandem::detail::thread_demand* const demand = tandem::detail::current_demand();
+        flow(g, f, demand);  // on the user's arena (above)
+        tandem::detail::set_current_demand(demand);
     } else if (impl* const own = own_arena()) {
         own->arena.execute([&] { flow(g, f, &own->demand); });
     } else {

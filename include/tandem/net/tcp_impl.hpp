@@ -81,12 +81,14 @@ inline bool peer_gone(const asio::error_code& ec) noexcept {
 inline constexpr std::chrono::microseconds spin_before_sleep{40};
 
 /// Whether fd becomes ready (or closed) within spin_before_sleep, polled
-/// without sleeping.
-inline bool became_ready(int fd, bool for_write) noexcept {
-    pollfd p{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+/// without sleeping — false at once, with a `demand` (a task of one of
+/// tandem's arenas: detail/thread_demand.hpp), when a ready task of the
+/// arena wants a thread.
+inline bool became_ready(int fd, bool for_write, const tandem::detail::thread_demand* demand) noexcept {
+    pollfd p[2] = {{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {demand ? demand->fd() : -1, POLLIN, 0}};
     const clock::time_point until = clock::now() + spin_before_sleep;
     do {
-        if (::poll(&p, 1, 0) > 0) return true;
+        if (::poll(p, demand ? 2 : 1, 0) > 0) return p[0].revents != 0;
     } while (clock::now() < until);
     return false;
 }
@@ -212,11 +214,15 @@ TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
     const int fd = s.native_handle();
     const clock::time_point deadline = clock::now() + timeout();
     // A socket of an asynchronous session lives on the user's io_context
-    // (its strand and its timer) and never spins: its waits hand the thread
-    // back at once.
+    // (its strand and its timer) and never spins (the runtime's workers are
+    // the io_context's threads' neighbours): its task blocks while its
+    // operation is the runtime's only one and no other task wants a worker
+    // (detail/thread_demand.hpp), and hands its worker back at once when one
+    // does.
     const bool on_users_context = s_->timer.has_value();
     const bool task = detail::can_suspend();
-    if (!on_users_context && detail::became_ready(fd, for_write)) return;
+    const tandem::detail::thread_demand* const demand = task ? tandem::detail::current_demand() : nullptr;
+    if (!on_users_context && detail::became_ready(fd, for_write, demand)) return;
     std::optional<asio::error_code> r;
     if (!task && !on_users_context) {
         const auto what = for_write ? asio::socket_base::wait_write : asio::socket_base::wait_read;
@@ -231,9 +237,8 @@ TANDEM_INLINE void tcp_channel::wait(bool for_write, const char* op) {
         return;
     }
     // Blocking, where the thread may not move (no task) or where no other
-    // task of a session's own arena needs it (detail/thread_demand.hpp).
-    const tandem::detail::thread_demand* const demand = task ? tandem::detail::current_demand() : nullptr;
-    if (!task || demand) {
+    // task of the arena needs it (detail/thread_demand.hpp).
+    if (!task || (demand && demand->may_block())) {
         int err = 0;
         switch (detail::poll_until(fd, for_write, demand, deadline, err)) {
         case detail::blocked_wait::ready: return;

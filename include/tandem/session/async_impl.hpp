@@ -6,6 +6,7 @@
 
 #include <tandem/async.hpp>
 #include <tandem/detail/linkage.hpp>
+#include <tandem/detail/thread_demand.hpp>
 #include <tandem/detail/worker_budget.hpp>
 #include <tandem/net/refusal.hpp>
 #include <tandem/net/tcp.hpp>
@@ -66,6 +67,12 @@ struct async_runtime::impl {
     unsigned threads;
     tandem::detail::worker_budget budget;
     tbb::task_arena arena;
+    // Its tasks that wait for a worker, and its operations in flight. A
+    // session's wait on its peer blocks its worker while its operation is
+    // the only one and no task waits — one wake-up when the bytes arrive, as
+    // a blocking session's — and otherwise suspends, handing the socket to
+    // the io_context (detail/thread_demand.hpp, net/tcp_impl.hpp).
+    tandem::detail::thread_demand demand;
 };
 
 TANDEM_INLINE async_runtime::async_runtime(asio::io_context& io, unsigned threads) {
@@ -78,7 +85,18 @@ TANDEM_INLINE async_runtime::~async_runtime() = default;
 TANDEM_INLINE asio::io_context& async_runtime::io() const noexcept { return impl_->io; }
 TANDEM_INLINE unsigned async_runtime::threads() const noexcept { return impl_->threads; }
 
-TANDEM_INLINE void async_runtime::enqueue(std::function<void()> task) { impl_->arena.enqueue(std::move(task)); }
+TANDEM_INLINE void async_runtime::enqueue(std::function<void()> task) {
+    impl* const i = impl_.get();
+    i->demand.operation_began();
+    i->demand.ready();
+    i->arena.enqueue([i, task = std::move(task)] {
+        i->demand.taken();
+        tandem::detail::set_current_demand(&i->demand);
+        task();  // (does not throw: run_erased's body hands its exception on; may suspend, and end on another thread)
+        tandem::detail::set_current_demand(nullptr);
+        i->demand.operation_ended();
+    });
+}
 
 namespace detail {
 
