@@ -328,6 +328,35 @@ TEST_CASE("async.both_parties_of_blocking_sessions_run_as_tasks_of_a_users_one_t
     }
 }
 
+/// The most threads tandem itself had started at once (detail::threads_running)
+/// from its construction until most() is asked, sampled every 100 µs.
+class own_threads_watch {
+public:
+    own_threads_watch()
+        : t_([this] {
+              while (!done_.load()) {
+                  most_.store(std::max(most_.load(), detail::threads_running().load()));
+                  std::this_thread::sleep_for(100us);
+              }
+          }) {}
+    own_threads_watch(const own_threads_watch&) = delete;
+    own_threads_watch& operator=(const own_threads_watch&) = delete;
+    ~own_threads_watch() { stop(); }
+    int most() {
+        stop();
+        return most_.load();
+    }
+
+private:
+    void stop() {
+        done_ = true;
+        if (t_.joinable()) t_.join();
+    }
+    std::atomic<bool> done_{false};
+    std::atomic<int> most_{0};
+    std::thread t_;
+};
+
 /// Both parties of biomatch and mexp with four workers each, over TCP or
 /// the in-process pair (three extra links per party); `launch(alice, bob)`
 /// runs the two parties' bodies and returns when both are done. Checks the
@@ -350,14 +379,7 @@ int four_workers_per_party(bool tcp, const std::function<void(std::function<void
     std::exception_ptr alice_error, bob_error;
     std::uint64_t alice_bio = 0, bob_bio = 0;
     std::uint32_t alice_mexp = 0, bob_mexp = 0;
-    std::atomic<bool> done{false};
-    std::atomic<int> own_threads{0};
-    std::thread watch([&] {
-        while (!done.load()) {
-            own_threads.store(std::max(own_threads.load(), detail::threads_running().load()));
-            std::this_thread::sleep_for(100us);
-        }
-    });
+    own_threads_watch own_threads;
     const auto started = std::chrono::steady_clock::now();
     launch(
         [&] {
@@ -378,8 +400,7 @@ int four_workers_per_party(bool tcp, const std::function<void(std::function<void
                 bob_error = std::current_exception();
             }
         });
-    done = true;
-    watch.join();
+    const int most = own_threads.most();
     if (alice_error) FAIL("alice: " << message_of(alice_error));
     if (bob_error) FAIL("bob: " << message_of(bob_error));
     CHECK(std::chrono::steady_clock::now() - started < o.timeout);
@@ -387,7 +408,7 @@ int four_workers_per_party(bool tcp, const std::function<void(std::function<void
     CHECK(bob_bio == alice_bio);
     CHECK(alice_mexp == apps::mexp_plain<4>(mexp_in.bases, mexp_in.exps));
     CHECK(bob_mexp == alice_mexp);
-    return own_threads.load();
+    return most;
 }
 
 TEST_CASE("async.four_workers_per_party_run_on_one_thread_of_a_users_arena") {
@@ -430,14 +451,7 @@ TEST_CASE("async.malicious_sessions_make_their_triples_on_one_thread_of_a_users_
         o.timeout = 20s;
         std::exception_ptr alice_error, bob_error;
         std::vector<std::vector<bool>> got[2];
-        std::atomic<bool> done{false};
-        std::atomic<int> own_threads{0};
-        std::thread watch([&] {
-            while (!done.load()) {
-                own_threads.store(std::max(own_threads.load(), detail::threads_running().load()));
-                std::this_thread::sleep_for(100us);
-            }
-        });
+        own_threads_watch own_threads;
         const auto side = [&](party me, std::unique_ptr<net::channel>& main, std::vector<std::unique_ptr<net::channel>>& links,
                               std::exception_ptr& error) {
             return [&, me] {
@@ -458,8 +472,7 @@ TEST_CASE("async.malicious_sessions_make_their_triples_on_one_thread_of_a_users_
             both.run(side(party::bob, w.main_b, w.links_b, bob_error));
             both.wait();
         });
-        done = true;
-        watch.join();
+        const int most = own_threads.most();
         if (alice_error) FAIL("alice: " << message_of(alice_error));
         if (bob_error) FAIL("bob: " << message_of(bob_error));
         CHECK(std::chrono::steady_clock::now() - started < o.timeout);
@@ -467,7 +480,7 @@ TEST_CASE("async.malicious_sessions_make_their_triples_on_one_thread_of_a_users_
             REQUIRE(got[p].size() == 3);
             for (const auto& v : got[p]) CHECK(v == aes_out);
         }
-        CHECK(own_threads.load() == 0);
+        CHECK(most == 0);
     }
 }
 
