@@ -23,7 +23,11 @@
 // session waiting for its peer holds no thread, only its suspended stack, a
 // session between runs holds neither, and a process serves as many peers as
 // it has memory and descriptors for, on the threads it chose: the arena's
-// workers for compute, the io_context's for I/O (docs/DESIGN.md §7.10).
+// workers for compute, the io_context's for I/O (docs/DESIGN.md §7.10). (One
+// exception, for latency: an operation alone on the runtime, which no other
+// task wants a worker from, keeps its worker while it waits — one wake-up
+// when the peer answers — and gives it up the moment another operation
+// starts.)
 //
 // An operation's arguments are used while it runs: await it where it is
 // called (`co_await s.async_run(...)`), as above. One operation at a time per
