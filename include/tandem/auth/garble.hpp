@@ -58,9 +58,9 @@
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
-#include <tandem/exec/executor.hpp>
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
+#include <tandem/exec/executor.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/party.hpp>
 #include <tandem/run_stats.hpp>

@@ -75,9 +75,7 @@ TANDEM_INLINE void workers::run_on_each(std::uint32_t n, const std::function<voi
         // on the same arena, counted like it; a user's task on the user's
         // arena (one pool, no oversubscription), counted where its arena is
         // an async_runtime's, whose waits otherwise suspend (no count).
-        tandem::detail::thread_demand* const demand = tandem::detail::current_demand();
-        spawn_and_wait(n, f, demand);
-        tandem::detail::set_current_demand(demand);  // (this thread may have run one of the tasks)
+        spawn_and_wait(n, f, tandem::detail::current_demand());
         return;
     }
     impl* const own = own_arena();
@@ -95,6 +93,7 @@ TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<
     // group's tasks. Otherwise it could take up an unrelated task (a user's)
     // on top of the one that waits here, and if that task waited for
     // something only this group's end brings, neither would go on.
+    tandem::detail::thread_demand* const callers = tandem::detail::current_demand();
     tbb::this_task_arena::isolate([&] {
         tbb::task_group tasks;
         for (std::uint32_t k = 0; k < n; ++k) {
@@ -108,13 +107,14 @@ TANDEM_INLINE void workers::spawn_and_wait(std::uint32_t n, const std::function<
         }
         tasks.wait();
     });
+    // The waiting thread may have run some of the tasks, which left it with
+    // no count: the caller's, if it is a task (it never moved while it waited).
+    tandem::detail::set_current_demand(callers);
 }
 
 TANDEM_INLINE void workers::run_graph(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
     if (in_users_task()) {
-        tandem::detail::thread_demand* const demand = tandem::detail::current_demand();
-        flow(g, f, demand);  // on the user's arena (above)
-        tandem::detail::set_current_demand(demand);
+        flow(g, f, tandem::detail::current_demand());  // on the user's arena (above)
     } else if (impl* const own = own_arena()) {
         own->arena.execute([&] { flow(g, f, &own->demand); });
     } else {
@@ -129,6 +129,7 @@ TANDEM_INLINE void workers::flow(const task_graph& g, const std::function<void(s
     // The graph counts what each node waits for; `left` counts it again only
     // to tell `demand` the moment a task becomes ready (the graph does not say).
     const auto left = demand ? detail::tasks_left(g) : nullptr;
+    tandem::detail::thread_demand* const callers = tandem::detail::current_demand();
     tbb::this_task_arena::isolate([&] {  // (isolated: see spawn_and_wait)
         tbb::flow::graph graph;
         std::vector<tbb::flow::continue_node<continue_msg>> nodes;
@@ -153,6 +154,7 @@ TANDEM_INLINE void workers::flow(const task_graph& g, const std::function<void(s
         }
         graph.wait_for_all();
     });
+    tandem::detail::set_current_demand(callers);  // (as in spawn_and_wait)
 }
 
 TANDEM_INLINE void workers::walk(const task_graph& g, const std::function<void(std::uint32_t)>& f) {
