@@ -3,7 +3,7 @@
 // has two or more (docs/BENCH.md). This process is Alice (the COT sender, Δ);
 // it starts a copy of itself as Bob and prints the figures.
 //
-//   bench_malicious [--case cot|triples|aes|sha256|stream|seal|all] [--ot NAME[,security]] [--seal] [--reps N] [--quick] [--json]
+//   bench_malicious [--case cot|lpn|triples|aes|sha256|stream|seal|all] [--ot NAME[,security]] [--seal] [--reps N] [--quick] [--json]
 //                   [--ands N] [--segment-ands N] [--threads N]
 // --seal runs the two-party cases over a sealed link (a pre-shared key), as
 // malicious sessions have it by default.
@@ -11,10 +11,17 @@
 // Cases:
 //   cot   correlated OTs per second of each extension: IKNP (semi-honest),
 //         SoftSpoken K = 2, 4, 8 semi-honest and malicious (the consistency
-//         check included); 2^23 OTs per repetition (--quick: 2^16), set-up
-//         (base OTs, GGM trees) timed apart. A repetition's time is the
+//         check included), silent OT (Ferret, random choices) semi-honest and
+//         malicious; 2^23 OTs per repetition (--quick: 2^16), set-up
+//         (base OTs, GGM trees; Ferret's SoftSpoken bootstrap and set-up
+//         round) timed apart. A repetition's time is the
 //         slower party's, both starting after a barrier; "per CPU-second" is
 //         OTs over the busier party's CPU time (each party has one core).
+//   lpn   the silent extension's LPN code alone, in this process (not in
+//         "all"): ns per output of a batch of 2^18 outputs against the
+//         steady round's table of k = 452,000 seed COTs (ten random reads
+//         each), and of deriving the rows alone (fixed-key AES); 20 batches
+//         per repetition (--quick: 2).
 //   triples  authenticated AND triples (auth/triples.hpp), the function-
 //         independent preprocessing: per batch size (3,100 triples, bucket 4;
 //         280,000, bucket 3; --quick: 3,100 only) the slower party's time,
@@ -58,6 +65,7 @@
 #include <tandem/lib/sha256.hpp>
 #include <tandem/net/noise.hpp>
 #include <tandem/net/secure_channel.hpp>
+#include <tandem/ot/ferret.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/ot/softspoken.hpp>
 #include <tandem/tandem.hpp>
@@ -143,6 +151,23 @@ struct receiver_side final : cot_side {
     }
 };
 
+/// A silent extension's sides: random choices (what authenticated bits use).
+struct ferret_sender_side final : cot_side {
+    ot::ferret_sender s;
+    ferret_sender_side(net::channel& ch, block delta, security mode) : s(ch, delta, mode) {}
+    void extend(net::channel& ch, std::span<block> out, std::span<const std::uint8_t>) override { s.extend_random(ch, out); }
+};
+
+struct ferret_receiver_side final : cot_side {
+    ot::ferret_receiver r;
+    std::vector<std::uint8_t> bits;
+    ferret_receiver_side(net::channel& ch, security mode) : r(ch, mode) {}
+    void extend(net::channel& ch, std::span<block> out, std::span<const std::uint8_t>) override {
+        bits.resize(out.size());
+        r.extend_random(ch, bits, out);
+    }
+};
+
 struct variant {
     const char* name;
     const char* protocol;
@@ -155,6 +180,14 @@ variant softspoken(const char* name, security mode) {
             [mode](net::channel& ch, bool alice, block delta) -> std::unique_ptr<cot_side> {
                 if (alice) return std::make_unique<sender_side<ot::softspoken_sender<K>>>(ch, delta, mode);
                 return std::make_unique<receiver_side<ot::softspoken_receiver<K>>>(ch, mode);
+            }};
+}
+
+variant ferret(security mode) {
+    return {"ferret", mode == security::malicious ? "malicious" : "semi-honest",
+            [mode](net::channel& ch, bool alice, block delta) -> std::unique_ptr<cot_side> {
+                if (alice) return std::make_unique<ferret_sender_side>(ch, delta, mode);
+                return std::make_unique<ferret_receiver_side>(ch, mode);
             }};
 }
 
@@ -179,6 +212,8 @@ void bench_cot(const config& c, session& s) {
         softspoken<2>("softspoken-k2", security::malicious),
         softspoken<4>("softspoken-k4", security::malicious),
         softspoken<8>("softspoken-k8", security::malicious),
+        ferret(security::semi_honest),
+        ferret(security::malicious),
     };
     if (alice && !c.opt.json)
         std::printf("%-14s %-11s %9s %12s %12s %14s %9s %9s\n", "cot", "security", "set-up ms", "M COT/s", "(best rep)",
@@ -723,6 +758,46 @@ int bench_seal(const config& c) {
     return 0;
 }
 
+/// The silent extension's code alone (ot/lpn.hpp): ns per output of one
+/// batch of the steady round, and of deriving its rows alone.
+int bench_lpn(const config& c) {
+    const std::size_t k = ot::ferret_main.k, n = std::size_t{1} << 18, batches = c.opt.quick ? 2 : 20;
+    tandem::detail::big_vector<block> seeds(k), out(n);
+    prg rng(block(0, 55));
+    rng.fill(seeds.data(), k);
+    rng.fill(out.data(), n);
+    const auto rate = [&](const char* name, const std::function<void(std::size_t)>& batch) {
+        std::vector<double> ns, seconds;
+        for (int r = 0; r < std::max(c.opt.reps, 1) + 1; ++r) {  // the first is a warm-up
+            const auto t0 = clock_type::now();
+            for (std::size_t b = 0; b < batches; ++b) batch(b);
+            if (r == 0) continue;
+            seconds.push_back(since(t0));
+            ns.push_back(seconds.back() / double(batches * n) * 1e9);
+        }
+        if (c.opt.json)
+            std::cout << bench::record("malicious", std::string("lpn_") + name)
+                             .add("seconds", bench::median(seconds))
+                             .add("seconds_min", bench::minimum(seconds))
+                             .add("reps", seconds.size())
+                             .add("k", k)
+                             .add("outputs", batches * n)
+                             .add("ns_per_output", bench::median(ns))
+                             .add("ns_per_output_min", bench::minimum(ns))
+                             .json()
+                      << "\n";
+        else
+            std::printf("lpn %-8s k = %zu: %6.2f ns per output (min %.2f)\n", name, k, bench::median(ns),
+                        bench::minimum(ns));
+    };
+    rate("encode", [&](std::size_t b) { ot::detail::lpn_encode(1, b * n, n, k, seeds.data(), out.data()); });
+    std::uint32_t rows[ot::detail::lpn_group * ot::detail::lpn_weight];
+    rate("rows", [&](std::size_t b) {
+        for (std::size_t i = 0; i < n; i += ot::detail::lpn_group) ot::detail::lpn_rows(1, b * n + i, ot::detail::lpn_group, k, rows);
+    });
+    return rows[0] == k;  // (never: keeps the rows alive)
+}
+
 int main(int argc, char** argv) {
     config c;
     std::vector<char*> common{argv[0]};
@@ -750,14 +825,18 @@ int main(int argc, char** argv) {
         }
     }
     if (c.which != "all" && c.which != "cot" && c.which != "triples" && c.which != "aes" && c.which != "sha256" &&
-        c.which != "stream" && c.which != "seal") {
+        c.which != "stream" && c.which != "seal" && c.which != "lpn") {
         std::cerr << "bench_malicious: unknown --case " << c.which
-                  << " (cot, triples, aes, sha256, stream, seal or all)\n";
+                  << " (cot, lpn, triples, aes, sha256, stream, seal or all)\n";
         return 2;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
-                         "bench_malicious [--case cot|triples|aes|sha256|stream|seal|all] [--seal] [--ands N] "
+                         "bench_malicious [--case cot|lpn|triples|aes|sha256|stream|seal|all] [--seal] [--ands N] "
                          "[--segment-ands N]");
+    if (c.which == "lpn") {
+        pin_to_core(0);
+        return bench_lpn(c);
+    }
     if (!c.is_bob && (c.which == "seal" || c.which == "all")) {
         pin_to_core(0);
         if (const int status = bench_seal(c); status != 0 || c.which == "seal") return status;

@@ -1,12 +1,14 @@
 // ot/: the bit-matrix transpose against a bit-by-bit reference, the base OTs,
 // IKNP and SoftSpoken correlated OT extension (and its malicious check, with
-// a cheating peer), GF(2^128) products, two parties in two threads over an
+// a cheating peer), silent OT (Ferret: GGM trees, the LPN code, rounds,
+// batches and the check against a cheating sender), GF(2^128) products, two parties in two threads over an
 // in-memory channel pair.
 #include <doctest/doctest.h>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/net/memory.hpp>
 #include <tandem/ot/base_ot.hpp>
 #include <tandem/crypto/gf128.hpp>
+#include <tandem/ot/ferret.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/ot/softspoken.hpp>
 #include <tandem/ot/transpose.hpp>
@@ -649,6 +651,303 @@ TEST_CASE("ot.softspoken_mismatched_configuration") {
                          protocol_error);
     CHECK_THROWS_AS(attempt(2, security::semi_honest, security::semi_honest), protocol_error);
     CHECK_NOTHROW(attempt(4, security::malicious, security::malicious));
+}
+
+namespace {
+
+/// Small, insecure rounds that still cross every boundary: set-up round of 2
+/// batches, main rounds of 8 batches of 8 trees (a test's extend runs
+/// through several rounds in milliseconds).
+constexpr ot::ferret_config toy_ferret{{4'096, 1'000, 32, 7}, {16'384, 2'000, 64, 8}, 2'048};
+
+/// Checks t = q ⊕ r·Δ for every output.
+std::size_t wrong_cots(std::span<const block> q, std::span<const block> t, std::span<const std::uint8_t> r, block delta) {
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < q.size(); ++i) wrong += !(t[i] == (q[i] ^ (r[i] ? delta : block())));
+    return wrong;
+}
+
+}  // namespace
+
+TEST_CASE("ot.ferret_lpn_code_is_public_and_linear") {
+    // Both parties derive the same rows; the code is linear, so COTs whose
+    // choice rides in bit 0 (q with it clear, Δ with it set) stay COTs with
+    // their new choice in that bit.
+    prg rng(block(0xfe, 1));
+    const std::size_t k = 1000, n = 256;
+    const block delta = rng.next() | block(0, 1), keep = block(~0ULL, ~1ULL);
+    std::vector<block> seeds_q(k), seeds_t(k), q(n), t(n);
+    std::vector<std::uint8_t> seed_r = random_bits(rng, k), r = random_bits(rng, n);
+    rng.fill(seeds_q.data(), k);
+    rng.fill(q.data(), n);
+    for (std::size_t i = 0; i < k; ++i) seeds_q[i] = seeds_q[i] & keep;
+    for (std::size_t i = 0; i < n; ++i) q[i] = q[i] & keep;
+    for (std::size_t i = 0; i < k; ++i) seeds_t[i] = seeds_q[i] ^ (seed_r[i] ? delta : block());
+    for (std::size_t i = 0; i < n; ++i) t[i] = q[i] ^ (r[i] ? delta : block());
+    const std::vector<block> q0 = q;
+    ot::detail::lpn_encode(3, 64, n, k, seeds_q.data(), q.data());
+    ot::detail::lpn_encode(3, 64, n, k, seeds_t.data(), t.data());
+    std::vector<std::uint8_t> r_out(n);
+    std::size_t ones = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        r_out[i] = static_cast<std::uint8_t>(t[i].low() & 1);
+        ones += r_out[i];
+        CHECK((q[i].low() & 1) == 0);
+    }
+    CHECK(wrong_cots(q, t, r_out, delta) == 0);
+    CHECK(ones > n / 4);  // the choices mixed (each the XOR of 11 random bits)
+    CHECK(ones < 3 * n / 4);
+    // Each output moved by ten rows (none left as it was), and the rows
+    // depend on the round and stay in the table.
+    std::size_t unchanged = 0;
+    for (std::size_t i = 0; i < n; ++i) unchanged += q[i] == q0[i];
+    CHECK(unchanged == 0);
+    std::uint32_t a[640], b[640];
+    ot::detail::lpn_rows(3, 0, 64, k, a);
+    ot::detail::lpn_rows(4, 0, 64, k, b);
+    CHECK(std::memcmp(a, b, sizeof a) != 0);
+    for (std::uint32_t x : a) CHECK(x < k);
+}
+
+TEST_CASE("ot.ferret_single_point_trees") {
+    // The receiver rebuilds every leaf but α from the level sums on its side,
+    // and leaf α as v_α ⊕ Δ from c; α is the path of its choices' complements.
+    // Leaves keep the bits in `keep` on both sides (bit 5 dropped here).
+    prg rng(block(0xfe, 2));
+    const aes_key salt(rng.next());
+    const block delta = rng.next() | block(0, 32);
+    for (const block keep : {ot::detail::all_bits(), block(~0ULL, ~32ULL)}) {
+        for (unsigned depth : {2u, 5u, 9u}) {
+            for (int trial = 0; trial < 8; ++trial) {
+                INFO("depth " << depth << " trial " << trial);
+                const std::size_t n = std::size_t{1} << depth;
+                const ot::detail::ggm_keys keys(salt, std::uint64_t(trial));
+                std::vector<block> v(n), w(n);
+                std::vector<ot::detail::level_sums> sums(depth);
+                ot::detail::ggm_sender_tree(keys, rng.next(), depth, keep, v.data(), sums.data());
+                std::vector<std::uint8_t> choice = random_bits(rng, depth);
+                std::vector<block> opened(depth);
+                for (unsigned l = 0; l < depth; ++l) opened[l] = choice[l] ? sums[l].right : sums[l].left;
+                block c = delta;
+                for (const block& x : v) c ^= x;
+                const std::size_t alpha =
+                    ot::detail::ggm_receiver_tree(keys, opened.data(), choice.data(), depth, keep, c, w.data());
+                std::size_t expect_alpha = 0;
+                for (unsigned l = 0; l < depth; ++l) expect_alpha = 2 * expect_alpha + (choice[l] ^ 1);
+                CHECK(alpha == expect_alpha);
+                for (std::size_t j = 0; j < n; ++j) {
+                    CHECK(v[j] == (v[j] & keep));
+                    CHECK(w[j] == (v[j] ^ (j == alpha ? delta : block())));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("ot.ferret_correlated_ots") {
+    // Both modes; the choice in bit 0 (a garbler's Δ) and in bit 1 with bit
+    // 0 of Δ clear (authenticated garbling's Bob).
+    // (no structured binding: Clang 14 cannot capture those in lambdas)
+    for (const auto& variant : std::vector<std::pair<security, unsigned>>{
+             {security::semi_honest, 0}, {security::malicious, 0}, {security::malicious, 1}}) {
+        const security mode = variant.first;
+        const unsigned choice_bit = variant.second;
+        INFO(to_string(mode) << ", choice bit " << choice_bit);
+        ot::ferret_config config = toy_ferret;
+        config.choice_bit = choice_bit;
+        const block delta = choice_bit == 0 ? block(0x0f0e0d0c0b0a0908ULL, 0x0706050403020100ULL) | block(0, 1)
+                                            : block(0x0f0e0d0c0b0a0908ULL, 0x0706050403020102ULL);
+        prg rng(block(0xfe, 3));
+        // Sizes that cut batches and rounds anywhere: 3 main rounds in all.
+        const std::vector<std::size_t> sizes{1, 1'327, 5'000, 15'488, 7, 20'000};
+        std::vector<std::vector<block>> q(sizes.size()), t(sizes.size());
+        std::vector<std::vector<std::uint8_t>> r(sizes.size());
+        const std::vector<std::uint8_t> choices = random_bits(rng, 3'000);
+        std::vector<block> cq(choices.size()), ct(choices.size()), pq(choices.size()), pt(choices.size());
+        std::vector<std::uint8_t> packed((choices.size() + 7) / 8);
+        for (std::size_t i = 0; i < choices.size(); ++i) packed[i / 8] = std::uint8_t(packed[i / 8] | (choices[i] << (i % 8)));
+        std::uint64_t rounds = 0;
+        run_pair(
+            [&](net::channel& ch) {
+                ot::ferret_sender s(ch, delta, mode, nullptr, config);
+                for (std::size_t k = 0; k < sizes.size(); ++k) {
+                    q[k].resize(sizes[k]);
+                    s.extend_random(ch, q[k]);
+                }
+                s.extend(ch, cq);
+                s.extend(ch, pq);
+                rounds = s.rounds();
+            },
+            [&](net::channel& ch) {
+                ot::ferret_receiver rc(ch, mode, nullptr, config);
+                for (std::size_t k = 0; k < sizes.size(); ++k) {
+                    t[k].resize(sizes[k]);
+                    r[k].resize(sizes[k]);
+                    rc.extend_random(ch, r[k], t[k]);
+                }
+                rc.extend(ch, choices, ct);
+                rc.extend_packed(ch, packed, pt);
+            });
+        CHECK(rounds >= 3);
+        std::size_t ones = 0, all = 0;
+        for (std::size_t k = 0; k < sizes.size(); ++k) {
+            CHECK(wrong_cots(q[k], t[k], r[k], delta) == 0);
+            for (std::uint8_t b : r[k]) ones += b;
+            all += r[k].size();
+        }
+        // The receiver's random choices are balanced (LPN outputs, not the
+        // sparse noise): 49,823 bits, so 45–55 % is far outside chance.
+        CHECK(ones > all * 45 / 100);
+        CHECK(ones < all * 55 / 100);
+        CHECK(wrong_cots(cq, ct, choices, delta) == 0);
+        CHECK(wrong_cots(pq, pt, choices, delta) == 0);
+        // No two outputs alike (a repeated tree or code row would show here).
+        std::vector<block> all_q;
+        for (auto& v : q) all_q.insert(all_q.end(), v.begin(), v.end());
+        std::sort(all_q.begin(), all_q.end(), [](block a, block b) { return a.high() != b.high() ? a.high() < b.high() : a.low() < b.low(); });
+        CHECK(std::adjacent_find(all_q.begin(), all_q.end()) == all_q.end());
+    }
+}
+
+TEST_CASE("ot.ferret_with_the_secure_parameters") {
+    // The shipped rounds: the set-up (SoftSpoken, then 918 trees of 512) and
+    // the first batches of the first main round (32 trees of 8,192).
+    const block delta = block(0x1111, 0x2223);
+    const std::size_t m = 600'000;
+    std::vector<block> q(m), t(m);
+    std::vector<std::uint8_t> r(m);
+    std::uint64_t sent = 0;
+    run_pair(
+        [&](net::channel& ch) {
+            ot::ferret_sender s(ch, delta, security::malicious);
+            const std::uint64_t before = ch.bytes_sent();
+            s.extend_random(ch, q);
+            sent = ch.bytes_sent() - before;
+        },
+        [&](net::channel& ch) {
+            ot::ferret_receiver rc(ch, security::malicious);
+            rc.extend_random(ch, r, t);
+        });
+    CHECK(wrong_cots(q, t, r, delta) == 0);
+    // What the sender sends: 27 blocks per tree of 8,192 and a 32-byte
+    // answer per checked batch of 32 trees. The set-up round left 1,120
+    // outputs; the first main round's first two batches refill the next
+    // round's base (468,768 COTs), so 600,000 outputs take five batches.
+    // (A whole round, 40 such batches, hands on 10,012,000: 0.44 bits per COT.)
+    CHECK(sent == 5 * (32 * 27 * 16 + 32));
+}
+
+namespace {
+
+/// A Ferret extend of m random COTs in `mode` after a toy set-up, with the
+/// sender's stream of that extend altered by `cheat`; returns how many of
+/// the outputs are wrong. Throws what the parties threw.
+std::size_t cheating_sender(security mode, std::size_t m, const std::function<void(test::tamper_channel&)>& cheat) {
+    const block delta = block(0x5a5a, 0xa5a5) | block(0, 1);
+    std::vector<block> q(m), t(m);
+    std::vector<std::uint8_t> r(m);
+    run_pair(
+        [&](net::channel& ch) {
+            test::tamper_channel bad(ch);
+            ot::ferret_sender s(bad, delta, mode, nullptr, toy_ferret);
+            cheat(bad);
+            s.extend_random(bad, q);
+            bad.flush();
+        },
+        [&](net::channel& ch) {
+            ot::ferret_receiver rc(ch, mode, nullptr, toy_ferret);
+            rc.extend_random(ch, r, t);
+        });
+    return wrong_cots(q, t, r, delta);
+}
+
+}  // namespace
+
+TEST_CASE("ot.ferret_check_catches_a_cheating_sender") {
+    // The extend's stream (the set-up leaves 1,328 outputs ready, so its
+    // first bytes are the next batch's): per tree of depth 8, 17 blocks —
+    // level l's left and right sums at 32·l and 32·l + 16, then c at 256 —
+    // 8 trees a batch, then (malicious) the 32-byte answer to the check.
+    // The first two batches of a round refill the next round's base; the
+    // third's outputs reach the caller.
+    const std::size_t m = 5'000;
+    using cheat = std::function<void(test::tamper_channel&)>;
+    auto at = [](security mode, std::size_t batch, std::size_t offset, std::uint8_t bits) -> cheat {
+        const std::size_t start = batch * (8 * 272 + (mode == security::malicious ? 32 : 0));
+        return [=](test::tamper_channel& c) { c.flip_ahead(start + offset, bits); };
+    };
+    auto both = [](cheat a, cheat b) -> cheat { return [=](test::tamper_channel& c) { a(c); b(c); }; };
+    // Both sides of a level: whichever the receiver opens.
+    auto level = [&](security mode, std::size_t batch, std::size_t l, std::size_t tree = 0) {
+        return both(at(mode, batch, 272 * tree + 32 * l + 2, 0x04), at(mode, batch, 272 * tree + 32 * l + 16 + 2, 0x04));
+    };
+    const security mal = security::malicious;
+    for (const auto& deviation : std::vector<std::pair<const char*, cheat>>{
+             {"a level's sums", level(mal, 0, 3)},
+             {"the last level's sums", level(mal, 0, 7)},
+             {"c (a Δ off by a bit)", at(mal, 0, 256 + 15, 0x01)},
+             {"a later tree's c", at(mal, 0, 5 * 272 + 256, 0x10)},
+             {"the check's answer", at(mal, 0, 8 * 272 + 3, 0x01)},
+             {"a level of a later batch", level(mal, 2, 1)}}) {
+        INFO("cheat: " << deviation.first);
+        CHECK_THROWS_WITH_AS(cheating_sender(mal, m, deviation.second),
+                             doctest::Contains("silent OT: the check of the sender's GGM trees failed"), security_error);
+    }
+    // Without the check the same deviations go unnoticed and corrupt COTs
+    // (tree 5 of the third batch: its outputs all reach the caller).
+    const security semi = security::semi_honest;
+    CHECK(cheating_sender(semi, m, level(semi, 2, 3, 5)) > 0);
+    CHECK(cheating_sender(semi, m, at(semi, 2, 272 * 5 + 256 + 15, 0x01)) > 0);
+    // An honest run through the same wrapper passes.
+    CHECK(cheating_sender(mal, m, [](test::tamper_channel& c) { c.flip_ahead(1u << 30, 0x01); }) == 0);
+}
+
+TEST_CASE("ot.ferret_mismatches_and_misuse") {
+    auto setup = [](security sender_mode, security receiver_mode, ot::ferret_config receiver_config) {
+        run_pair([&](net::channel& ch) { ot::ferret_sender s(ch, block(0, 3), sender_mode, nullptr, toy_ferret); },
+                 [&](net::channel& ch) { ot::ferret_receiver r(ch, receiver_mode, nullptr, receiver_config); });
+    };
+    CHECK_THROWS_WITH_AS(setup(security::malicious, security::semi_honest, toy_ferret),
+                         doctest::Contains("silent OT: the receiver runs silent OT semi-honest"), protocol_error);
+    ot::ferret_config other = toy_ferret;
+    other.main.k = 2'001;
+    CHECK_THROWS_WITH_AS(setup(security::malicious, security::malicious, other),
+                         doctest::Contains("main round n=16384 k=2001"), protocol_error);
+    // Extends of different sizes, or random against chosen choices.
+    auto extend = [](std::size_t sender_m, bool chosen) {
+        run_pair(
+            [&](net::channel& ch) {
+                ot::ferret_sender s(ch, block(0, 3), security::malicious, nullptr, toy_ferret);
+                std::vector<block> q(sender_m);
+                s.extend_random(ch, q);
+            },
+            [&](net::channel& ch) {
+                ot::ferret_receiver r(ch, security::malicious, nullptr, toy_ferret);
+                std::vector<block> t(100);
+                std::vector<std::uint8_t> b(100);
+                if (chosen) r.extend(ch, b, t);
+                else r.extend_random(ch, b, t);
+            });
+    };
+    CHECK_THROWS_WITH_AS(extend(99, false), doctest::Contains("the receiver asks for 100 random COTs, the sender for 99"),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS(extend(100, true), doctest::Contains("100 COTs with chosen choices"), protocol_error);
+    // A Δ without the choice bit, and shapes that cannot work, are refused
+    // before anything is sent.
+    {
+        auto [a, b] = net::memory_pair();
+        CHECK_THROWS_WITH_AS(ot::ferret_sender(*a, block(0, 2), security::malicious, nullptr, toy_ferret),
+                             doctest::Contains("Δ must have bit 0 set"), usage_error);
+    }
+    ot::ferret_config bad = toy_ferret;
+    bad.main.n += 1;
+    auto [a, b] = net::memory_pair();  // (nothing crosses it: the constructors throw first)
+    CHECK_THROWS_AS(ot::ferret_sender(*a, block(0, 3), security::malicious, nullptr, bad), usage_error);
+    bad = toy_ferret;
+    bad.setup.t = 8;  // a set-up round too small for the main round's base
+    bad.setup.n = 8 << 7;
+    CHECK_THROWS_WITH_AS(ot::ferret_receiver(*b, security::malicious, nullptr, bad),
+                         doctest::Contains("the set-up round makes fewer COTs"), usage_error);
 }
 
 }  // namespace ot_tests
