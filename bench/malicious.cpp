@@ -23,7 +23,8 @@
 //         each), and of deriving the rows alone (fixed-key AES); 20 batches
 //         per repetition (--quick: 2).
 //   triples  authenticated AND triples (auth/triples.hpp), the function-
-//         independent preprocessing: per batch size (3,100 triples, bucket 4;
+//         independent preprocessing, on each COT extension (SoftSpoken K = 4;
+//         silent OT, "ferret"; --ot keeps one): per batch size (3,100 triples, bucket 4;
 //         280,000, bucket 3; --quick: 3,100 only) the slower party's time,
 //         triples per second, CPU per triple and bytes per triple each way;
 //         set-up (both SoftSpoken extensions, the hash-start coin toss) timed
@@ -274,25 +275,25 @@ void bench_cot(const config& c, session& s) {
 
 /// A party's global key for authenticated garbling: Alice's is her free-XOR
 /// offset (lowest bit 1); Bob's lowest bit is 0 (auth/triples.hpp).
-block auth_delta(bool alice, prg& rng) {
-    return alice ? rng.next() | block(0, 1) : rng.next() & block(~std::uint64_t{0}, ~std::uint64_t{1});
+/// With silent OT Bob's bit 1 is set: it carries the silent COTs' choices.
+block auth_delta(bool alice, prg& rng, cot_extension extension = cot_extension::softspoken) {
+    if (alice) return rng.next() | block(0, 1);
+    const block d = rng.next() & block(~std::uint64_t{0}, ~std::uint64_t{1});
+    return extension == cot_extension::silent ? d | block(0, 2) : d;
 }
 
-void bench_triples(const config& c, session& s) {
+void bench_triples_with(const config& c, session& s, const char* name, cot_extension extension) {
     net::channel& ch = s.channel();
     const party me = s.me();
     const bool alice = me == party::alice;
     prg rng;
-    const block delta = auth_delta(alice, rng);
+    const block delta = auth_delta(alice, rng, extension);
     barrier(s);
     auto t0 = clock_type::now();
-    auth::authenticator auth(ch, me, delta, rng);
+    auth::authenticator auth(ch, me, delta, rng, extension);
     auth::triple_maker maker(ch, auth, rng);
     ch.flush();
     const double setup = std::max(since(t0), swap_figure(s, since(t0)));
-    if (alice && !c.opt.json)
-        std::printf("%-10s %6s %9s %11s %11s %13s %10s %10s\n", "triples", "bucket", "set-up ms", "ms/batch",
-                    "k triple/s", "CPU ns/triple", "B/tri A", "B/tri B");
     std::vector<std::size_t> sizes{3'100};
     if (!c.opt.quick) sizes.push_back(280'000);
     auth::triples out;
@@ -323,6 +324,7 @@ void bench_triples(const config& c, session& s) {
         const double med = bench::median(seconds), n = double(plan.outputs);
         if (c.opt.json) {
             std::cout << bench::record("malicious", "triples")
+                             .add_string("extension", name)
                              .add("triples", plan.outputs)
                              .add("bucket", plan.bucket)
                              .add("setup_seconds", setup)
@@ -338,12 +340,23 @@ void bench_triples(const config& c, session& s) {
                              .json()
                       << "\n";
         } else {
-            std::printf("%-10zu %6zu %9.2f %11.2f %11.1f %13.0f %10.1f %10.1f   peak RSS %.0f, %.0f MiB\n",
-                        plan.outputs, plan.bucket, setup * 1e3, med * 1e3, n / med / 1e3,
+            std::printf("%-14s %-10zu %6zu %9.2f %11.2f %11.1f %13.0f %10.1f %10.1f   peak RSS %.0f, %.0f MiB\n",
+                        name, plan.outputs, plan.bucket, setup * 1e3, med * 1e3, n / med / 1e3,
                         bench::median(cpu) / n * 1e9, sent_a / n, sent_b / n, rss / 1048576, their_rss / 1048576);
         }
     }
     out.wipe();
+}
+
+void bench_triples(const config& c, session& s) {
+    if (s.me() == party::alice && !c.opt.json)
+        std::printf("%-14s %-10s %6s %9s %11s %11s %13s %10s %10s\n", "cot", "triples", "bucket", "set-up ms",
+                    "ms/batch", "k triple/s", "CPU ns/triple", "B/tri A", "B/tri B");
+    for (const auto& [name, extension] : {std::pair{"softspoken-k4", cot_extension::softspoken},
+                                          std::pair{"ferret", cot_extension::silent}}) {
+        if (!c.only.empty() && c.only != name) continue;
+        bench_triples_with(c, s, name, extension);
+    }
 }
 
 /// One party's authenticated-garbling stack over a session's link: the

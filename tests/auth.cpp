@@ -36,12 +36,12 @@ const block bob_delta = block(0x1111222233334444ULL, 0x5555666677778888ULL);
 
 /// Checks that both halves of n shared bits are authenticated: every MAC is
 /// the peer's key ⊕ share·(peer's Δ).
-void check_macs(const auth::shares& a, const auth::shares& b) {
+void check_macs(const auth::shares& a, const auth::shares& b, block delta_a = alice_delta, block delta_b = bob_delta) {
     REQUIRE(a.size() == b.size());
     std::size_t wrong = 0, ones = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
-        wrong += !(a.mac[i] == (b.key[i] ^ (a.bit[i] ? bob_delta : block())));
-        wrong += !(b.mac[i] == (a.key[i] ^ (b.bit[i] ? alice_delta : block())));
+        wrong += !(a.mac[i] == (b.key[i] ^ (a.bit[i] ? delta_b : block())));
+        wrong += !(b.mac[i] == (a.key[i] ^ (b.bit[i] ? delta_a : block())));
         ones += a.bit[i] + b.bit[i];
     }
     CHECK(wrong == 0);
@@ -247,11 +247,12 @@ made make_triples(std::size_t wanted, party cheater,
 
 /// Every triple multiplies (x·y = z on the opened bits) and every share's
 /// MAC is right; about half of each opened bit is 1.
-void check_triples(const auth::triples& a, const auth::triples& b) {
+void check_triples(const auth::triples& a, const auth::triples& b, block delta_a = alice_delta,
+                   block delta_b = bob_delta) {
     REQUIRE(a.size() == b.size());
-    check_macs(a.x, b.x);
-    check_macs(a.y, b.y);
-    check_macs(a.z, b.z);
+    check_macs(a.x, b.x, delta_a, delta_b);
+    check_macs(a.y, b.y, delta_a, delta_b);
+    check_macs(a.z, b.z, delta_a, delta_b);
     std::size_t wrong = 0, ones = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
         const int x = a.x.bit[i] ^ b.x.bit[i], y = a.y.bit[i] ^ b.y.bit[i], z = a.z.bit[i] ^ b.z.bit[i];
@@ -264,6 +265,56 @@ void check_triples(const auth::triples& a, const auth::triples& b) {
 }
 
 }  // namespace
+
+TEST_CASE("auth.silent_ot_makes_the_same_bits_and_triples") {
+    // cot_extension::silent: Ferret both ways (the secure parameters); Bob's
+    // Δ carries the silent COTs' choices in bit 1, so it must have it set.
+    const block silent_bob_delta = bob_delta | block(0, 2);
+    const std::vector<std::size_t> sizes{1, 1000, 70000};
+    std::vector<auth::shares> a(sizes.size()), b(sizes.size());
+    auth::triples ta, tb;
+    auto side = [&](party me, block delta, std::vector<auth::shares>& bits, auth::triples& t) {
+        return [&, me, delta](net::channel& ch) {
+            prg rng(block(me == party::alice ? 1 : 2, 31));
+            auth::authenticator auth(ch, me, delta, rng, cot_extension::silent);
+            for (std::size_t k = 0; k < sizes.size(); ++k) auth.random(ch, sizes[k], bits[k]);
+            auth::triple_maker maker(ch, auth, rng);
+            maker.make(ch, 3'100, t);
+        };
+    };
+    run_pair(side(party::alice, alice_delta, a, ta), side(party::bob, silent_bob_delta, b, tb));
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+        INFO("n = " << sizes[k]);
+        check_macs(a[k], b[k], alice_delta, silent_bob_delta);
+    }
+    check_triples(ta, tb, alice_delta, silent_bob_delta);
+    // Bob's Δ without bit 1 cannot carry the choices.
+    prg rng(block(3, 31));
+    CHECK_THROWS_WITH_AS(run_pair([&](net::channel& ch) { auth::authenticator(ch, party::alice, alice_delta, rng, cot_extension::silent); },
+                                  [&](net::channel& ch) {
+                                      prg r2(block(4, 31));
+                                      auth::authenticator(ch, party::bob, bob_delta, r2, cot_extension::silent);
+                                  }),
+                         doctest::Contains("Δ must have bit 1 set"), usage_error);
+    // A sender that cheats in its GGM messages is caught by the silent OT's check.
+    CHECK_THROWS_WITH_AS(run_pair(
+                             [&](net::channel& ch) {
+                                 test::tamper_channel bad(ch);
+                                 prg r1(block(5, 31));
+                                 auth::authenticator auth(bad, party::alice, alice_delta, r1, cot_extension::silent);
+                                 bad.flip_ahead(2, 0x01);  // the first batch's level-1 sums, both sides
+                                 bad.flip_ahead(18, 0x01);
+                                 auth::shares s;
+                                 auth.random(bad, 70'000, s);
+                             },
+                             [&](net::channel& ch) {
+                                 prg r2(block(6, 31));
+                                 auth::authenticator auth(ch, party::bob, silent_bob_delta, r2, cot_extension::silent);
+                                 auth::shares s;
+                                 auth.random(ch, 70'000, s);
+                             }),
+                         doctest::Contains("silent OT: the check of the sender's GGM trees failed"), security_error);
+}
 
 TEST_CASE("auth.bucket_sizes_meet_the_statistical_bound") {
     // Each size class meets 2^-40 from its smallest output count on, and the

@@ -391,7 +391,8 @@ TEST_CASE("cli: --local with options: reveal, threads, IPP, stream, hash, JSON")
     for (const std::vector<std::string>& extra :
          {std::vector<std::string>{"--threads", "2"}, {"--ipp", "--threads", "2"}, {"--stream"},
           {"--stream", "--segment-ands", "64"}, {"--hash", "fixed-key"}, {"--malicious"},
-          {"--malicious", "--stream", "--segment-ands", "2000"}, {"--malicious", "--threads", "2"}}) {
+          {"--malicious", "--stream", "--segment-ands", "2000"}, {"--malicious", "--threads", "2"},
+          {"--malicious", "--silent-ot"}}) {
         std::vector<std::string> args{"run", aes_file, "--local", "--input", key_c1, block_c1};
         args.insert(args.end(), extra.begin(), extra.end());
         const result r = run(args);
@@ -493,6 +494,7 @@ TEST_CASE("cli: bad arguments, files and values: one line, exit status 2, nothin
         {{"run", "add8", "--local", "--port", "9", "--input", "1", "2"}, "drop --host and --port"},
         {{"run", "add8", "--local", "--malicious", "--ipp", "--input", "1", "2"}, "drop --ipp"},
         {{"run", "add8", "--party", "alice", "--malicious", "--input", "1"}, "--malicious encrypts its links"},
+        {{"run", "add8", "--local", "--silent-ot", "--input", "1", "2"}, "add --malicious"},
         {{"stats", "aes128", "--input", "1"}, "--input is an option of run and plain"},
         {{"stats", "no-such-thing"}, "neither a readable file nor a built-in"},
         {{"plain", (dir / "broken.txt").string(), "--input", "1", "2"}, "broken.txt:6: wire 2 is used before it is set"},

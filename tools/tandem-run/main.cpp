@@ -291,6 +291,7 @@ int cmd_run_local(const options& o, const char* self) {
     add({"--timeout", std::to_string(o.session.timeout.count())});
     if (o.session.ipp) add({"--ipp"});
     if (o.session.security == tandem::security::malicious) add({"--malicious"});
+    if (o.session.malicious_ot == tandem::cot_extension::silent) add({"--silent-ot"});
     if (o.stream) add({"--stream", "--segment-ands", std::to_string(o.segment_ands)});
     if (o.session.hash == tandem::garbling_hash::fixed_key) add({"--hash", "fixed-key"});
     if (!o.psk_file.empty()) add({"--psk", o.psk_file});

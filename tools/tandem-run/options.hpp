@@ -119,6 +119,8 @@ inline std::string command_help(const std::string& command) {
                    "                      with --ipp). Needs sealed links (--key, --psk or --cert) or\n"
                    "                      --plain-links;\n"
                    "                      --local runs on one host and needs neither\n"
+                   "  --silent-ot         with --malicious: make the authenticated bits with silent OT (under\n"
+                   "                      half a bit per COT; fewer bytes, more CPU: for slow links; both alike)\n"
                    "  --plain-links       with --malicious: plain TCP links, for a path protected otherwise\n"
                    "                      (a VPN, an SSH tunnel)\n"
                    "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; both parties alike)\n"
@@ -280,6 +282,9 @@ inline options parse(int argc, char** argv) {
         } else if (a == "--malicious") {
             for_run();
             o.session.security = tandem::security::malicious;
+        } else if (a == "--silent-ot") {
+            for_run();
+            o.session.malicious_ot = tandem::cot_extension::silent;
         } else if (a == "--stream") {
             if (o.command != "run" && o.command != "plain")
                 throw bad_argument("--stream is an option of run and plain, not of '" + o.command + "'");
@@ -372,6 +377,8 @@ inline options parse(int argc, char** argv) {
         if (o.local && !o.key_file.empty())
             throw bad_argument("--local runs both parties here; protect its links with --psk FILE instead of --key or "
                                "--cert");
+        if (o.session.malicious_ot == tandem::cot_extension::silent && o.session.security != tandem::security::malicious)
+            throw bad_argument("--silent-ot chooses how --malicious makes its authenticated bits: add --malicious");
         if (o.session.security == tandem::security::malicious && o.session.ipp)
             throw bad_argument("--malicious and --ipp do not go together: authenticated garbling already keeps both "
                                "parties' cores busy; drop --ipp");

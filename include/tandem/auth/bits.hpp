@@ -14,9 +14,12 @@
 //
 // Made from COTs: the receiver of a correlated OT with the sender's Δ gets
 // t = q ⊕ r·Δ for its choice bit r, i.e. an authenticated bit with M = t,
-// K = q. One SoftSpoken extension each way (ot/softspoken.hpp, K = 4, 4
-// bytes per COT), each with its malicious check: Alice sends Bob's bits
-// under Δ_A, Bob sends Alice's under Δ_B.
+// K = q. One extension each way, each with its malicious check: Alice sends
+// Bob's bits under Δ_A, Bob sends Alice's under Δ_B. Which extension is
+// tandem::cot_extension (security.hpp): SoftSpoken (ot/softspoken.hpp, K = 4: 4 bytes per COT,
+// the receiver's random bits chosen from its generator) or silent OT
+// (ot/ferret.hpp: 0.44 bits per COT, the bits its LPN outputs; its choice
+// rides in bit 0 of Alice's Δ_A and bit 1 of Bob's Δ_B, which must be set).
 //
 // Opening: a party shows a bit x by sending it; the verifier knows what its
 // MAC must be, K[x] ⊕ x·Δ. Rather than a MAC per bit, the prover sends one
@@ -39,6 +42,7 @@
 #include <tandem/detail/secret.hpp>
 #include <tandem/error.hpp>
 #include <tandem/net/channel.hpp>
+#include <tandem/ot/ferret.hpp>
 #include <tandem/ot/softspoken.hpp>
 #include <tandem/party.hpp>
 #include <tandem/security.hpp>
@@ -152,27 +156,38 @@ block random_combination(block seed, std::size_t n, Value x, std::vector<block>&
     return gf128::reduce(acc);
 }
 
-/// A party's source of authenticated bits for one session: both SoftSpoken
-/// extensions (malicious mode) and its global key Δ.
+/// A party's source of authenticated bits for one session: both extensions
+/// (malicious mode) and its global key Δ.
 class authenticator {
 public:
     static constexpr std::size_t softspoken_k = 4;
+    /// The bit of each silent COT that carries its choice, per sender: bit 0
+    /// of Alice's Δ (her free-XOR offset's), bit 1 of Bob's (his bit 0 is 0).
+    static constexpr unsigned silent_choice_bit(party sender) noexcept { return sender == party::alice ? 0 : 1; }
 
     /// Runs both extensions' set-ups: first Alice's (she sends), then Bob's.
     /// The peer constructs its authenticator with the other party at the same
     /// time. `delta`: this party's global key (Alice's must have lowest bit 1;
     /// neither may be 0). `rng` draws the random bits and the challenges.
-    authenticator(net::channel& ch, party me, block delta, prg& rng) : me_(me), delta_(delta), rng_(rng) {
+    authenticator(net::channel& ch, party me, block delta, prg& rng,
+                  cot_extension extension = cot_extension::softspoken)
+        : me_(me), delta_(delta), rng_(rng) {
         if (tandem::detail::declassified(delta == block()))
             throw usage_error("auth::authenticator: Δ must not be zero");
         if (me == party::alice && tandem::detail::declassified((delta.low() & 1) == 0))
             throw usage_error("auth::authenticator: Alice's Δ is her free-XOR offset; its lowest bit must be 1");
-        if (me == party::alice) {
-            sender_.emplace(ch, delta_, security::malicious, &rng_);
-            receiver_.emplace(ch, security::malicious, &rng_);
+        if (extension == cot_extension::softspoken) {
+            auto sender = [&] { sender_.emplace(ch, delta_, security::malicious, &rng_); };
+            auto receiver = [&] { receiver_.emplace(ch, security::malicious, &rng_); };
+            in_turn(sender, receiver);
         } else {
-            receiver_.emplace(ch, security::malicious, &rng_);
-            sender_.emplace(ch, delta_, security::malicious, &rng_);
+            const party peer = me == party::alice ? party::bob : party::alice;
+            ot::ferret_config mine, theirs;
+            mine.choice_bit = silent_choice_bit(me);
+            theirs.choice_bit = silent_choice_bit(peer);
+            auto sender = [&] { silent_sender_.emplace(ch, delta_, security::malicious, &rng_, mine); };
+            auto receiver = [&] { silent_receiver_.emplace(ch, security::malicious, &rng_, theirs); };
+            in_turn(sender, receiver);
         }
     }
     authenticator(const authenticator&) = delete;
@@ -189,6 +204,15 @@ public:
     void random(net::channel& ch, std::size_t n, shares& out) {
         out.resize(n);
         if (n == 0) return;  // nothing to send (a segment without inputs or ANDs)
+        if (silent_sender_) {
+            // Random COTs both ways; this party's bits are its LPN outputs.
+            auto keys = [&] { silent_sender_->extend_random(ch, std::span<block>(out.key.data(), n)); };
+            auto macs = [&] {
+                silent_receiver_->extend_random(ch, std::span<std::uint8_t>(out.bit.data(), n),
+                                                std::span<block>(out.mac.data(), n));
+            };
+            return in_turn(keys, macs);
+        }
         packed_.resize((n + 7) / 8);
         for (std::size_t i = 0; i < packed_.size(); i += 16) {
             const block r = rng_.next();
@@ -197,13 +221,8 @@ public:
             for (std::size_t j = 0; j < 16 && i + j < packed_.size(); ++j) packed_[i + j] = bytes[j];
         }
         for (std::size_t i = 0; i < n; ++i) out.bit[i] = static_cast<std::uint8_t>((packed_[i / 8] >> (i % 8)) & 1);
-        if (me_ == party::alice) {
-            sender_->extend(ch, out.key);                    // keys of Bob's shares, under Δ_A
-            receiver_->extend_packed(ch, packed_, out.mac);  // MACs of Alice's shares, under Δ_B
-        } else {
-            receiver_->extend_packed(ch, packed_, out.mac);
-            sender_->extend(ch, out.key);
-        }
+        in_turn([&] { sender_->extend(ch, out.key); },                     // keys of the peer's shares, under my Δ
+                [&] { receiver_->extend_packed(ch, packed_, out.mac); });  // MACs of mine, under the peer's Δ
         tandem::detail::wipe_all(packed_);
     }
 
@@ -300,6 +319,19 @@ public:
 private:
     static constexpr const char* opening_domain = "tandem auth one-way opening";
 
+    /// Alice's side of a pair of extension steps first, then Bob's: Alice is
+    /// the sender of the first, so both parties run the same step at once.
+    template <class AsSender, class AsReceiver>
+    void in_turn(AsSender as_sender, AsReceiver as_receiver) {
+        if (me_ == party::alice) {
+            as_sender();
+            as_receiver();
+        } else {
+            as_receiver();
+            as_sender();
+        }
+    }
+
     /// Checks the peer's combination `theirs` of the MACs of the bits it
     /// showed (in packed_) against Σ χ_i·(K_i ⊕ b_i·Δ), χ from `seed`.
     void verify(block seed, const shares& s, block theirs, const char* step) {
@@ -323,6 +355,8 @@ private:
     prg& rng_;
     std::optional<ot::softspoken_sender<softspoken_k>> sender_;
     std::optional<ot::softspoken_receiver<softspoken_k>> receiver_;
+    std::optional<ot::ferret_sender> silent_sender_;
+    std::optional<ot::ferret_receiver> silent_receiver_;
     std::vector<std::uint8_t> packed_, own_packed_;
     tandem::detail::big_vector<block> expected_;  // receive_opening's MACs
     std::vector<block> chi_, rows_;

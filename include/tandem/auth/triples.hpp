@@ -341,12 +341,14 @@ public:
 
 /// A triple maker of its own on `link`: an authenticator under this party's
 /// global key Δ (so its triples combine with the main link's) with
-/// randomness from `seed`. Both parties construct theirs at once: the two
-/// SoftSpoken set-ups and the coin toss run on the link.
+/// randomness from `seed`, on the session's extension. Both parties
+/// construct theirs at once: the two extensions' set-ups and the coin toss
+/// run on the link.
 class linked_triples final : public triple_source {
 public:
-    linked_triples(net::channel& link, party me, block delta, block seed)
-        : link_(link), rng_(seed), auth_(link, me, delta, rng_), maker_(link, auth_, rng_) {
+    linked_triples(net::channel& link, party me, block delta, block seed,
+                   cot_extension extension = cot_extension::softspoken)
+        : link_(link), rng_(seed), auth_(link, me, delta, rng_, extension), maker_(link, auth_, rng_) {
         link_.flush();
     }
     void make(std::size_t wanted, triples& out) override { maker_.make(link_, wanted, out); }

@@ -60,12 +60,13 @@ namespace detail {
 /// nine arrays of auth::triples (33 bytes per share, 99 per triple).
 class rank_triples final : public auth::triple_source {
 public:
-    rank_triples(int rank, MPI_Comm comm, block delta, block seed, liveness& live)
+    rank_triples(int rank, MPI_Comm comm, block delta, block seed, cot_extension extension, liveness& live)
         : rank_(rank), comm_(comm), live_(live) {
         part_header h;
         h.op = part_header::triple_setup;
         h.delta = delta;
         h.seed = seed;
+        h.extension = static_cast<std::uint64_t>(extension);
         send_all(&h, 1, rank_, work_tag, comm_);
         tandem::detail::wipe(&h, sizeof h);
         receive_reply(rank_, reply_tag, comm_, &live_, "setting up its triple maker");
@@ -104,7 +105,7 @@ public:
         if (!link_) tandem::detail::internal_error("mpi: a triple request for a rank without a link");
         made_.resize(0);
         if (h.op == part_header::triple_setup) {
-            maker_.emplace(*link_, me_, h.delta, h.seed);
+            maker_.emplace(*link_, me_, h.delta, h.seed, static_cast<cot_extension>(h.extension));
             return 0;
         }
         if (h.op != part_header::triples || !maker_)
@@ -147,8 +148,9 @@ public:
         tandem::detail::wipe(&base, sizeof base);
         return c;
     }
-    std::unique_ptr<auth::triple_source> triples(std::uint32_t w, block delta, block seed) override {
-        return std::make_unique<rank_triples>(static_cast<int>(w), comm_, delta, seed, live_);
+    std::unique_ptr<auth::triple_source> triples(std::uint32_t w, block delta, block seed,
+                                                 cot_extension extension) override {
+        return std::make_unique<rank_triples>(static_cast<int>(w), comm_, delta, seed, extension, live_);
     }
 
 private:

@@ -85,14 +85,16 @@ public:
 class authenticated_protocol final : public protocol {
 public:
     /// Each party draws its global key (Alice's, her free-XOR Δ, with lowest
-    /// bit 1; Bob's with lowest bit 0, as auth/triples.hpp needs); both
-    /// SoftSpoken extensions and the triple maker's coin toss are set up
-    /// (auth/bits.hpp: 128 base OTs each way).
-    explicit authenticated_protocol(const protocol_setup& s) : me_(s.me), ch_(s.ch), rng_(s.rng) {
+    /// bit 1; Bob's with lowest bit 0, as auth/triples.hpp needs, and over
+    /// silent OT bit 1 set, which carries its COTs' choices); both
+    /// extensions and the triple maker's coin toss are set up (auth/bits.hpp).
+    authenticated_protocol(const protocol_setup& s, cot_extension extension)
+        : me_(s.me), ch_(s.ch), rng_(s.rng), extension_(extension) {
         delta_ = rng_.next();
         delta_ = me_ == party::alice ? delta_ | block(0, 1) : delta_ ^ (delta_ & block(0, 1));
+        if (me_ == party::bob && extension_ == cot_extension::silent) delta_ = delta_ | block(0, 2);
         if (declassified(delta_ == block())) delta_ = block(1, 0);  // 2^-127: never zero
-        authenticator_.emplace(ch_, me_, delta_, rng_);
+        authenticator_.emplace(ch_, me_, delta_, rng_, extension_);
         triple_maker_.emplace(ch_, *authenticator_, rng_);
         ch_.flush();
     }
@@ -124,8 +126,10 @@ public:
                 static_cast<std::uint32_t>(n),
                 [&](std::uint32_t k) {
                     const std::uint32_t w = k + 1;
-                    if (l.remote) triple_sources_[k] = l.remote->triples(w, delta_, seeds[k]);
-                    else triple_sources_[k] = std::make_unique<auth::linked_triples>(*l.links[w], me_, delta_, seeds[k]);
+                    if (l.remote) triple_sources_[k] = l.remote->triples(w, delta_, seeds[k], extension_);
+                    else
+                        triple_sources_[k] =
+                            std::make_unique<auth::linked_triples>(*l.links[w], me_, delta_, seeds[k], extension_);
                 },
                 [&] {
                     for (net::channel* link : l.links) link->interrupt();
@@ -191,6 +195,7 @@ private:
     party me_;
     net::channel& ch_;
     prg& rng_;
+    cot_extension extension_;
     block delta_;  // this party's global key
     std::optional<auth::authenticator> authenticator_;
     std::optional<auth::triple_maker> triple_maker_;

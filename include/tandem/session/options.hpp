@@ -95,6 +95,13 @@ struct session_options {
     /// they run compiled circuits and batches with threads = 1 and without
     /// IPP; other settings and streamed runs are a usage_error saying so.
     tandem::security security = tandem::security::semi_honest;
+    /// With security::malicious, the correlated OT extension that makes the
+    /// authenticated bits (security.hpp; checked in the handshake):
+    /// softspoken (the default) or silent — silent OT, under half a bit per
+    /// COT instead of four bytes: ~42 % fewer bytes per AND triple for more
+    /// CPU, the choice for slow links (bench/RESULTS.md, issue 55).
+    /// tandem-run --silent-ot. Semi-honest sessions: a usage_error.
+    cot_extension malicious_ot = cot_extension::softspoken;
     /// Workers per party: each runs its share of every parallel region (and
     /// of wide levels, FGP) over a TCP connection of its own (exec/plan.hpp),
     /// as oneTBB tasks on an arena of this many threads — or on the caller's

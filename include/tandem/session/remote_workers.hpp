@@ -36,10 +36,12 @@ public:
                                            const block* delta) = 0;
     /// Malicious mode: worker w's maker of authenticated AND triples
     /// (1 ≤ w < threads), on w's own link to the peer's worker w, under this
-    /// party's global key `delta` with randomness from `seed` (set up as
-    /// auth::linked_triples is, the peer's worker w at the same time). The
-    /// rest of a malicious run stays on the main link (docs/DESIGN.md §9.2).
-    virtual std::unique_ptr<auth::triple_source> triples(std::uint32_t w, block delta, block seed) = 0;
+    /// party's global key `delta` with randomness from `seed`, on the
+    /// session's COT extension (set up as auth::linked_triples is, the
+    /// peer's worker w at the same time). The rest of a malicious run stays
+    /// on the main link (docs/DESIGN.md §9.2).
+    virtual std::unique_ptr<auth::triple_source> triples(std::uint32_t w, block delta, block seed,
+                                                         cot_extension extension) = 0;
 };
 
 /// Worker w's garbler core for one run or segment: on sinks[w], its link,

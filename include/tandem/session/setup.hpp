@@ -90,8 +90,8 @@ struct session_state {
                               : os_random_block()),
           seeded(o.insecure_seed.has_value()), progress(o.progress),
           pipeline(o.pipeline_streams.value_or(ch && pipelining_pays(usable_cpus(), ch->peer_on_this_host()))),
-          link_credentials(o.encrypt_links), tls(o.tls), security(o.security), store(o.ticket_store),
-          ticket(o.ticket) {
+          link_credentials(o.encrypt_links), tls(o.tls), security(o.security), malicious_ot(o.malicious_ot),
+          store(o.ticket_store), ticket(o.ticket) {
         if (!ch) throw usage_error("session: no channel given");
         if (threads == 0 || threads > 256)
             throw usage_error("session: threads must be between 1 and 256, not " + std::to_string(threads));
@@ -108,6 +108,10 @@ struct session_state {
             throw usage_error("session: security::malicious garbles with the rekeyed hash only (authenticated "
                               "garbling's tables are its own); leave session_options::hash at its default "
                               "(tandem-run: no --hash) or run semi-honest");
+        if (security == tandem::security::semi_honest && malicious_ot != cot_extension::softspoken)
+            throw usage_error("session: session_options::malicious_ot (tandem-run --silent-ot) chooses how a malicious "
+                              "session makes its authenticated bits; set security::malicious (--malicious) too, or "
+                              "leave it at its default");
         if (security == tandem::security::malicious && ipp)
             throw usage_error("session: inter-party parallelization (session_options::ipp) does not apply to "
                               "security::malicious: authenticated garbling already keeps both parties' cores and both "
@@ -154,6 +158,7 @@ struct session_state {
     std::optional<net::link_credentials> link_credentials;  // set: every link is sealed (net/secure_channel.hpp)
     std::optional<net::tls_context> tls;                    // or set: every link runs TLS 1.3 (net/tls.hpp)
     tandem::security security;
+    cot_extension malicious_ot;
     // The protocol of the agreed security mode, made after the handshake;
     // last, so that its threads stop before the links close.
     std::unique_ptr<protocol> proto;
@@ -182,6 +187,13 @@ struct session_state {
         links[0] = ch.get();
     }
 
+    /// The hello's security byte: 0 semi-honest, 1 malicious over SoftSpoken
+    /// OT, 2 malicious over silent OT (the extension is part of the mode, so
+    /// a default session's bytes are those of before the choice existed).
+    static std::uint8_t security_byte(tandem::security s, cot_extension e) noexcept {
+        return s == tandem::security::semi_honest ? 0 : e == cot_extension::softspoken ? 1 : 2;
+    }
+
     void handshake() {
         net::channel& c = *ch;
         c.send_value(hello_magic);
@@ -191,7 +203,7 @@ struct session_state {
         c.send_value(threads);
         c.send_value(static_cast<std::uint8_t>(ipp));
         c.send_value(ipp_min_ands);
-        c.send_value(static_cast<std::uint8_t>(security));
+        c.send_value(security_byte(security, malicious_ot));
         c.send_value(static_cast<std::uint8_t>(my_tickets()));
         const auto magic = c.recv_value<std::uint64_t>();
         if (magic == net::detail::refusal_magic) {  // a full server (tandem/async.hpp's listener)
@@ -234,12 +246,21 @@ struct session_state {
                 std::string(to_string(hash)) + ", the peer " +
                 (peer_hash <= 1 ? std::string(to_string(static_cast<garbling_hash>(peer_hash))) : "unknown") +
                 "); set session_options::hash alike on both sides");
-        if (peer_security != static_cast<std::uint8_t>(security))
+        if (peer_security > 2)
+            throw protocol_error("session handshake: the peer runs an unknown kind of security; build both parties "
+                                 "with the same tandem version");
+        const auto peer_mode = static_cast<tandem::security>(peer_security != 0);
+        if (peer_mode != security)
             throw protocol_error("session handshake: this party runs " + std::string(to_string(security)) +
-                                 " security and the peer " +
-                                 (peer_security <= 1 ? std::string(to_string(static_cast<tandem::security>(peer_security)))
-                                                     : std::string("an unknown kind of")) +
+                                 " security and the peer " + std::string(to_string(peer_mode)) +
                                  "; set session_options::security (tandem-run --malicious) alike on both sides");
+        if (peer_security != security_byte(security, malicious_ot)) {
+            const auto peer_ot = peer_security == 2 ? cot_extension::silent : cot_extension::softspoken;
+            throw protocol_error("session handshake: this party makes its authenticated bits with " +
+                                 std::string(to_string(malicious_ot)) + " and the peer with " +
+                                 std::string(to_string(peer_ot)) +
+                                 "; set session_options::malicious_ot (tandem-run --silent-ot) alike on both sides");
+        }
         if (peer_threads != threads)
             throw protocol_error("session handshake: the parties chose different thread counts (this party " +
                                  std::to_string(threads) + ", the peer " + std::to_string(peer_threads) +
@@ -337,7 +358,7 @@ struct session_state {
     void make_protocol() {
         const protocol_setup setup{me, *ch, rng, seeded ? &rng : nullptr};
         if (security == tandem::security::malicious) {
-            proto = std::make_unique<authenticated_protocol>(setup);
+            proto = std::make_unique<authenticated_protocol>(setup, malicious_ot);
             return;
         }
         block n;
