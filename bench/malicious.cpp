@@ -273,21 +273,12 @@ void bench_cot(const config& c, session& s) {
     }
 }
 
-/// A party's global key for authenticated garbling: Alice's is her free-XOR
-/// offset (lowest bit 1); Bob's lowest bit is 0 (auth/triples.hpp).
-/// With silent OT Bob's bit 1 is set: it carries the silent COTs' choices.
-block auth_delta(bool alice, prg& rng, cot_extension extension = cot_extension::softspoken) {
-    if (alice) return rng.next() | block(0, 1);
-    const block d = rng.next() & block(~std::uint64_t{0}, ~std::uint64_t{1});
-    return extension == cot_extension::silent ? d | block(0, 2) : d;
-}
-
 void bench_triples_with(const config& c, session& s, const char* name, cot_extension extension) {
     net::channel& ch = s.channel();
     const party me = s.me();
     const bool alice = me == party::alice;
     prg rng;
-    const block delta = auth_delta(alice, rng, extension);
+    const block delta = auth::draw_delta(me, extension, rng);
     barrier(s);
     auto t0 = clock_type::now();
     auth::authenticator auth(ch, me, delta, rng, extension);
@@ -381,7 +372,7 @@ void bench_aes(const config& c, session& s) {
     const bool alice = me == party::alice;
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     prg delta_rng;
-    const block delta = auth_delta(alice, delta_rng);
+    const block delta = auth::draw_delta(me, cot_extension::softspoken, delta_rng);
     barrier(s);
     auto t0 = clock_type::now();
     auth_stack stack(ch, me, delta);
@@ -453,7 +444,7 @@ void bench_aes_amortised(const config& c, session& s) {
     const bool alice = me == party::alice;
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
     prg delta_rng;
-    auth_stack stack(ch, me, auth_delta(alice, delta_rng));
+    auth_stack stack(ch, me, auth::draw_delta(me, cot_extension::softspoken, delta_rng));
     auth::garbler_evaluator& ge = stack.ge;
     std::vector<std::uint8_t> bits(128, 0);
     for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint8_t>((i * 5 + (alice ? 2 : 1)) % 3 == 0);
@@ -591,7 +582,7 @@ void bench_sha256_chain(const config& c, session& s) {
     for (const auto& v : eval_plain_bits(chain, all))
         for (const bool b : v) expected.push_back(b ? 1 : 0);
     prg delta_rng;
-    auth_stack stack(ch, me, auth_delta(alice, delta_rng));
+    auth_stack stack(ch, me, auth::draw_delta(me, cot_extension::softspoken, delta_rng));
     auth::garbler_evaluator& ge = stack.ge;
     // Each repetition a fresh execution; the first also pays for the
     // process's fresh pages (the kernel zeroes them), so it is shown apart.

@@ -716,7 +716,7 @@ TEST_CASE("ot.ferret_single_point_trees") {
     prg rng(block(0xfe, 2));
     const aes_key salt(rng.next());
     const block delta = rng.next() | block(0, 32);
-    for (const block keep : {ot::detail::all_bits(), block(~0ULL, ~32ULL)}) {
+    for (const block keep : {mask_of(true), block(~0ULL, ~32ULL)}) {
         for (unsigned depth : {2u, 5u, 9u}) {
             for (int trial = 0; trial < 8; ++trial) {
                 INFO("depth " << depth << " trial " << trial);

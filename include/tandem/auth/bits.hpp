@@ -156,6 +156,17 @@ block random_combination(block seed, std::size_t n, Value x, std::vector<block>&
     return gf128::reduce(acc);
 }
 
+/// A fresh global key Δ for `me`: Alice's is her free-XOR offset (lowest bit
+/// 1), Bob's has lowest bit 0 (auth/triples.hpp: lsb(Δ_A ⊕ Δ_B) = 1) and,
+/// over silent OT, bit 1 set (it carries his silent COTs' choices); never 0.
+inline block draw_delta(party me, cot_extension extension, prg& rng) {
+    block d = rng.next();
+    d = me == party::alice ? d | block(0, 1) : d ^ (d & block(0, 1));
+    if (me == party::bob && extension == cot_extension::silent) d = d | block(0, 2);
+    if (tandem::detail::declassified(d == block())) d = block(1, 0);  // 2^-127: never zero
+    return d;
+}
+
 /// A party's source of authenticated bits for one session: both extensions
 /// (malicious mode) and its global key Δ.
 class authenticator {

@@ -243,6 +243,19 @@ struct ferret_state {
         ++round;
         tree = 0;
         next_filled = 0;
+        mask_from_base();
+    }
+
+    /// The set-up round, once the base is in: next() makes each batch.
+    template <class Next>
+    void run_setup_round(Next next) {
+        mask_from_base();
+        do next();
+        while (tree < round_params.t);
+    }
+
+    /// A round's first check is masked by the base's last 128 COTs.
+    void mask_from_base() {
         const std::size_t m = round_params.k + round_params.t * round_params.depth;
         std::copy_n(base.begin() + static_cast<std::ptrdiff_t>(m), 128, mask.begin());
     }
@@ -278,7 +291,7 @@ struct ferret_state {
 };
 
 /// Every bit but the choice bit.
-inline block without_bit(unsigned p) noexcept { return monomial(p) ^ all_bits(); }
+inline block without_bit(unsigned p) noexcept { return monomial(p) ^ mask_of(true); }
 
 /// The receiver's choice bits of 128 COTs as one block (bit b from t[b]).
 inline block choices_of(const block* t, unsigned p) noexcept {
@@ -319,10 +332,7 @@ public:
             boot.extend(ch, std::span<block>(state_.base.data(), state_.base.size()));
         }
         for (block& q : state_.base) q = q & keep_;  // the receiver sets that bit to its choice
-        std::copy_n(state_.base.begin() + static_cast<std::ptrdiff_t>(config.setup.base() - 128), 128,
-                    state_.mask.begin());
-        do next_batch(ch);
-        while (state_.tree < state_.round_params.t);
+        state_.run_setup_round([&] { next_batch(ch); });
         ch.flush();
     }
     ferret_sender(const ferret_sender&) = delete;
@@ -463,10 +473,7 @@ public:
                 state_.base[i] = (state_.base[i] & keep_) ^ (detail::monomial(bit_) & mask_of(bits[i] != 0));
             tandem::detail::wipe_all(bits);
         }
-        std::copy_n(state_.base.begin() + static_cast<std::ptrdiff_t>(config.setup.base() - 128), 128,
-                    state_.mask.begin());
-        do next_batch(ch);
-        while (state_.tree < state_.round_params.t);
+        state_.run_setup_round([&] { next_batch(ch); });
         ch.flush();
     }
     ferret_receiver(const ferret_receiver&) = delete;

@@ -86,9 +86,6 @@ inline level_sums ggm_expand(const ggm_keys& keys, block* nodes, std::size_t wid
     return s;
 }
 
-/// All 128 bits.
-inline block all_bits() noexcept { return block(~std::uint64_t{0}, ~std::uint64_t{0}); }
-
 /// The sender's tree: 2^depth leaves from `seed` into leaves, each with
 /// only the bits in `keep`, the sums of every level ℓ = 1..depth into
 /// sums[ℓ − 1].
@@ -97,7 +94,7 @@ inline void ggm_sender_tree(const ggm_keys& keys, block seed, unsigned depth, bl
     leaves[0] = seed;
     for (unsigned level = 0; level < depth; ++level)
         sums[level] = ggm_expand(keys, leaves, std::size_t{1} << level, ~std::size_t{0}, block(),
-                                 level + 1 == depth ? keep : all_bits());
+                                 level + 1 == depth ? keep : mask_of(true));
 }
 
 /// The receiver's tree: every leaf but the one at α from the opened sums
@@ -121,7 +118,7 @@ inline std::size_t ggm_receiver_tree(const ggm_keys& keys, const block* opened, 
     block fix{};
     level_sums s{};
     for (unsigned level = 0; level < depth; ++level) {
-        s = ggm_expand(keys, leaves, std::size_t{1} << level, fix_at, fix, level + 1 == depth ? keep : all_bits());
+        s = ggm_expand(keys, leaves, std::size_t{1} << level, fix_at, fix, level + 1 == depth ? keep : mask_of(true));
         const std::size_t b = choice[level] & 1;
         const block side = (s.left & mask_of(b == 0)) ^ (s.right & mask_of(b != 0));
         fix = opened[level] ^ side;

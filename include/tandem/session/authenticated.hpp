@@ -84,16 +84,11 @@ public:
 /// Authenticated garbling, one party's side.
 class authenticated_protocol final : public protocol {
 public:
-    /// Each party draws its global key (Alice's, her free-XOR Δ, with lowest
-    /// bit 1; Bob's with lowest bit 0, as auth/triples.hpp needs, and over
-    /// silent OT bit 1 set, which carries its COTs' choices); both
-    /// extensions and the triple maker's coin toss are set up (auth/bits.hpp).
+    /// Each party draws its global key (auth::draw_delta); both extensions
+    /// and the triple maker's coin toss are set up (auth/bits.hpp).
     authenticated_protocol(const protocol_setup& s, cot_extension extension)
         : me_(s.me), ch_(s.ch), rng_(s.rng), extension_(extension) {
-        delta_ = rng_.next();
-        delta_ = me_ == party::alice ? delta_ | block(0, 1) : delta_ ^ (delta_ & block(0, 1));
-        if (me_ == party::bob && extension_ == cot_extension::silent) delta_ = delta_ | block(0, 2);
-        if (declassified(delta_ == block())) delta_ = block(1, 0);  // 2^-127: never zero
+        delta_ = auth::draw_delta(me_, extension_, rng_);
         authenticator_.emplace(ch_, me_, delta_, rng_, extension_);
         triple_maker_.emplace(ch_, *authenticator_, rng_);
         ch_.flush();
