@@ -16,6 +16,7 @@
 #include <tandem/session/run_header.hpp>
 #include <tandem/session/stream.hpp>
 #include <tandem/ot/base_ot.hpp>
+#include <tandem/ot/ferret.hpp>
 #include <tandem/ot/iknp.hpp>
 #include <tandem/ot/softspoken.hpp>
 #include <tandem/net/noise.hpp>
@@ -214,6 +215,9 @@ struct session_config {
     /// ticket_store and Bob an empty ticket slot, so the set-up carries the
     /// ticket's hello, the store's answer and a new ticket.
     bool tickets = false;
+    /// Malicious sessions' authenticated bits from silent OT
+    /// (session_options::malicious_ot = cot_extension::silent), not SoftSpoken.
+    bool silent_ot = false;
 
     static constexpr std::size_t bytes = 2;
 
@@ -224,6 +228,7 @@ struct session_config {
         const bool malicious = c.security == tandem::security::malicious;
         c.eager = (b2 & 2) != 0 && (b & 2) != 0 && !malicious;  // a streamed run's mode; malicious refuses it
         c.tickets = (b2 & 4) != 0 && !malicious;                  // malicious sessions refuse tickets
+        c.silent_ot = (b2 & 8) != 0 && malicious;                 // semi-honest sessions refuse the option
         c.me = (b & 1) != 0 ? party::bob : party::alice;
         c.streamed = (b & 2) != 0;
         // Streamed and malicious runs refuse IPP (a usage error, before any byte)...
@@ -241,7 +246,7 @@ struct session_config {
                                           (threads == 2 ? 8 : 0) | static_cast<unsigned>(who) << 4 |
                                           (hash == garbling_hash::fixed_key ? 0x40 : 0) | (aesni ? 0x80 : 0)),
                 static_cast<std::uint8_t>((security == tandem::security::malicious ? 1 : 0) | (eager ? 2 : 0) |
-                                          (tickets ? 4 : 0))};
+                                          (tickets ? 4 : 0) | (silent_ot ? 8 : 0))};
     }
     /// Chooses this process's AES kernels as the configuration says.
     void use_kernels() const {
@@ -266,6 +271,7 @@ struct session_config {
         o.ipp_min_ands = 1;  // split the small region between the worlds
         o.hash = hash;
         o.security = security;
+        if (silent_ot) o.malicious_ot = cot_extension::silent;
         o.allow_plain_links = true;
         o.pipeline_streams = pipeline;
         o.timeout = std::chrono::milliseconds(200);
@@ -369,8 +375,20 @@ inline const circuit<>& tables_circuit() {
 struct ot_config {
     /// Which OT runs: IKNP (semi-honest sessions), SoftSpoken K = 4 without
     /// or with its consistency check (malicious sessions' authenticated bits,
-    /// auth/bits.hpp), or the endemic base OTs alone (malicious mode's base OTs).
-    enum class kind : std::uint8_t { iknp = 0, softspoken = 1, softspoken_malicious = 2, endemic_base = 3 };
+    /// auth/bits.hpp), the endemic base OTs alone (malicious mode's base OTs),
+    /// or silent OT (ot/ferret.hpp, with ferret_small()): semi-honest or
+    /// malicious with chosen choices, or malicious with random choices
+    /// carried in bit 0 or bit 1 of each COT (auth/bits.hpp's Alice and Bob).
+    enum class kind : std::uint8_t {
+        iknp = 0,
+        softspoken = 1,
+        softspoken_malicious = 2,
+        endemic_base = 3,
+        ferret = 4,
+        ferret_malicious = 5,
+        ferret_random = 6,
+        ferret_random_bit1 = 7,
+    };
 
     bool receiver = false;  ///< this party is the COT receiver (the fuzz input the sender)
     bool packed = false;    ///< the receiver extends with packed choice bits
@@ -384,7 +402,7 @@ struct ot_config {
         c.receiver = (b & 1) != 0;
         c.packed = (b & 2) != 0;
         c.extends = (b >> 2) & 3;
-        c.which = static_cast<kind>((b >> 4) & 3);
+        c.which = static_cast<kind>((b >> 4) & 7);
         for (std::size_t& m : c.sizes) m = r.u16() & 0x3FFF;
         if (c.which == kind::endemic_base) c.sizes[0] %= 257;
         return c;
@@ -396,6 +414,14 @@ struct ot_config {
         return out;
     }
 };
+/// The silent OT's rounds at a size a fuzz input can cross: a set-up round of
+/// 4,096 COTs (32 trees of depth 7), main rounds of 16,384 (64 trees of
+/// depth 8, about 14,000 handed out each), checked in batches of 8 trees.
+inline ot::ferret_config ferret_small(unsigned choice_bit = 0) {
+    ot::ferret_config c{{4096, 1000, 32, 7}, {16384, 2000, 64, 8}, 2048};
+    c.choice_bit = choice_bit;
+    return c;
+}
 /// Fixed seeds of each side's base OTs, so a recorded peer replays.
 inline block ot_seed(bool receiver) { return block(0x6f74, receiver ? 2 : 1); }
 inline block ot_delta() { return block(0x0123456789abcdefu, 0xfedcba9876543211u); }
@@ -433,8 +459,12 @@ void extend_as_receiver(Receiver& receiver, net::channel& ch, const ot_config& c
 /// OTs' receiver, whose choices are the bits of Δ) if `receiver`, else the
 /// sender — exactly as the harness runs it; the seed generator runs both.
 inline void run_ot_party(const ot_config& cfg, bool receiver, net::channel& ch) {
+    using kind = ot_config::kind;
     prg rng(ot_seed(receiver));
-    const security mode = cfg.which == ot_config::kind::softspoken_malicious ? security::malicious : security::semi_honest;
+    const security mode = cfg.which == kind::softspoken_malicious || cfg.which == kind::ferret_malicious ||
+                                  cfg.which == kind::ferret_random || cfg.which == kind::ferret_random_bit1
+                              ? security::malicious
+                              : security::semi_honest;
     switch (cfg.which) {
         case ot_config::kind::iknp:
             if (receiver) {
@@ -466,6 +496,35 @@ inline void run_ot_party(const ot_config& cfg, bool receiver, net::channel& ch) 
                 ot::base_ot_send(ch, keys, &rng, security::malicious);
             }
             ch.flush();
+            return;
+        }
+        case ot_config::kind::ferret:
+        case ot_config::kind::ferret_malicious:
+            if (receiver) {
+                ot::ferret_receiver r(ch, mode, &rng, ferret_small());
+                detail::extend_as_receiver(r, ch, cfg);
+            } else {
+                ot::ferret_sender s(ch, ot_delta(), mode, &rng, ferret_small());
+                detail::extend_as_sender(s, ch, cfg);
+            }
+            return;
+        case ot_config::kind::ferret_random:
+        case ot_config::kind::ferret_random_bit1: {
+            const unsigned bit = cfg.which == kind::ferret_random ? 0 : 1;
+            if (receiver) {
+                ot::ferret_receiver r(ch, mode, &rng, ferret_small(bit));
+                for (std::size_t k = 0; k < cfg.extends; ++k) {
+                    std::vector<std::uint8_t> bits(cfg.sizes[k]);
+                    std::vector<block> t(cfg.sizes[k]);
+                    r.extend_random(ch, bits, t);
+                }
+            } else {
+                ot::ferret_sender s(ch, ot_delta() | block(0, 2), mode, &rng, ferret_small(bit));
+                for (std::size_t k = 0; k < cfg.extends; ++k) {
+                    std::vector<block> q(cfg.sizes[k]);
+                    s.extend_random(ch, q);
+                }
+            }
             return;
         }
     }

@@ -1,7 +1,8 @@
 // fuzz_handshake: the set-up of a session (session.hpp, the constructor):
 // the handshake, the base OTs and IKNP set-up (one set, or two with IPP) or,
 // in malicious mode, the authenticated bits (a malicious SoftSpoken extension
-// each way, auth/bits.hpp), and the worker links, with the peer's bytes on
+// each way, auth/bits.hpp, or a malicious silent-OT extension each way with
+// session_options::malicious_ot), and the worker links, with the peer's bytes on
 // every link from the fuzz input (the layout of fuzz.hpp: two configuration
 // bytes — this party, threads, IPP, hash, security — then the links). No run
 // follows; fuzz_session goes on to one.

@@ -216,6 +216,19 @@ void session_seeds(seed_writer& out) {
                           std::to_string(c.threads) + (c.ipp ? "-ipp" : "") + (c.tickets ? "-tickets" : ""),
                       fuzz::join_links(c.encode(), record_peer(c, false)));
     }
+    // Over silent OT, the set-up alone: its secure-parameter bootstrap and
+    // set-up rounds take 1.6 s under the fuzz build's sanitizers, a run's
+    // first main batches as long again, too close to scripts/fuzz.sh's 5 s
+    // per input for the session harness. fuzz_ot fuzzes the same messages at
+    // small rounds; what a session does with the bits is the same either way.
+    for (party me : {party::alice, party::bob}) {
+        fuzz::session_config c;
+        c.me = me;
+        c.security = security::malicious;
+        c.silent_ot = true;
+        out.write("handshake", std::string(to_string(me)) + "-malicious-silent-ot-t1",
+                  fuzz::join_links(c.encode(), record_peer(c, false)));
+    }
 }
 
 void run_header_seeds(seed_writer& out) {
@@ -349,6 +362,24 @@ void ot_seeds(seed_writer& out) {
               ot_peer(make(kind::softspoken_malicious, true, true, 2, {130, 8200, 0})));
     out.write("ot", "endemic-base-sender-128", ot_peer(make(kind::endemic_base, false, false, 0, {128, 0, 0})));
     out.write("ot", "endemic-base-receiver-9", ot_peer(make(kind::endemic_base, true, false, 0, {9, 0, 0})));
+    // Silent OT (fuzz.hpp, ferret_small): main rounds hand out about 14,000
+    // COTs, so three extends of 16,383 cross two rounds and many batches.
+    out.write("ot", "ferret-sender-set-up-only", ot_peer(make(kind::ferret, false, false, 0, {0, 0, 0})));
+    out.write("ot", "ferret-sender-5-16383-16383", ot_peer(make(kind::ferret, false, false, 3, {5, 16383, 16383})));
+    out.write("ot", "ferret-receiver-packed-300-9000", ot_peer(make(kind::ferret, true, true, 2, {300, 9000, 0})));
+    out.write("ot", "ferret-malicious-sender-16383-16383-100",
+              ot_peer(make(kind::ferret_malicious, false, false, 3, {16383, 16383, 100})));
+    out.write("ot", "ferret-malicious-receiver-1-2049", ot_peer(make(kind::ferret_malicious, true, false, 2, {1, 2049, 0})));
+    out.write("ot", "ferret-random-sender-7000-16000", ot_peer(make(kind::ferret_random, false, false, 2, {7000, 16000, 0})));
+    out.write("ot", "ferret-random-receiver-16383-16383",
+              ot_peer(make(kind::ferret_random, true, false, 2, {16383, 16383, 0})));
+    out.write("ot", "ferret-random-bit1-receiver-3000", ot_peer(make(kind::ferret_random_bit1, true, false, 1, {3000, 0, 0})));
+    // The sender's last batch with one bit of its last tree's c flipped (its
+    // last 32 bytes are that batch's check answer, the 16 before them c, which
+    // gives the leaf at the noise point): the receiver's check must refuse it.
+    bytes tampered = ot_peer(make(kind::ferret_malicious, true, false, 1, {2000, 0, 0}));
+    tampered[tampered.size() - 32 - 16 + 5] ^= 0x04;
+    out.write("ot", "fails-ferret-malicious-receiver-tampered-tree", tampered);
 }
 
 /// fuzz_secure_link from a link's start: an honest peer's greeting, handshake

@@ -1,9 +1,10 @@
 // fuzz_session: one party of a whole session — handshake, base OTs or the
 // authenticated bits, worker links, one run of a compiled circuit (1 or 2
 // threads, with or without IPP) or of a streamed function (1 or 2 threads,
-// pipelined or not, or garbled as it is made), semi-honest or malicious (authenticated garbling: the
-// AND triples, masks and Beaver openings, the tables, masked input bits and
-// the AND check all come from the peer) — whose peer's bytes on every link
+// pipelined or not, or garbled as it is made), semi-honest or malicious
+// (authenticated garbling over SoftSpoken or silent OT: the AND triples, masks
+// and Beaver openings, the tables, masked input bits and the AND check all
+// come from the peer) — whose peer's bytes on every link
 // are the fuzz input (fuzz.hpp: two configuration bytes, then the links).
 //
 // Checks: the run returns or throws a tandem::error; nothing crashes, leaks or
