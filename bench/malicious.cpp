@@ -36,7 +36,9 @@
 //         Then amortised: prepare() of 1,024 executions (--quick: 32), the
 //         offline phases, and 1,024 runs on them one after another, the
 //         online phase alone: time per AES of each (the slower party's),
-//         CPU, bytes each way, the median run's latency, peak RSS.
+//         CPU, bytes each way, the median run's latency, peak RSS. On each
+//         extension of malicious sessions' authenticated bits, side by side
+//         (SoftSpoken K = 4, "softspoken-k4"; silent OT, "ferret").
 //   seal  the sealed links' AEAD in this process alone: GB/s of AES-256-GCM
 //         (crypto/aes_gcm.hpp) sealing and opening 65,519-byte records on
 //         each instruction set the CPU runs, beside libsodium's AES-256-GCM
@@ -47,7 +49,7 @@
 //         run by authenticated garbling, everything in memory, --reps fresh
 //         executions: M AND/s from run() to output (median; the process's
 //         first apart, which also pays for fresh pages), bytes per AND each
-//         way, the phases, peak RSS.
+//         way, the phases, peak RSS. On each extension, as aes.
 //   stream  the chain of about 10^8 ANDs (--ands N; --quick: 10^6),
 //         s ← compress(s, m) as a streamed function (dsl/stream.hpp) run by a
 //         session with security::malicious, segment by segment in bounded
@@ -55,8 +57,10 @@
 //         (default the library's, 2^14): M AND/s from run() to output, bytes
 //         per AND each way, the phases, peak RSS per party. Not in "all".
 //         With --threads N, the session's N workers (N - 1 worker links, each
-//         making its part of every batch of triples).
-// --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious).
+//         making its part of every batch of triples). Over SoftSpoken, or
+//         with --ot ferret over silent OT (session_options::malicious_ot).
+// --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious;
+// in the two-party cases softspoken-k4 or ferret).
 #include "common.hpp"
 #include "processes.hpp"
 
@@ -108,6 +112,7 @@ struct config {
         session_options o;
         if (which == "stream") {  // the case runs through a malicious session's streamed runs
             o.security = security::malicious;
+            o.malicious_ot = only == "ferret" ? cot_extension::silent : cot_extension::softspoken;  // --ot
             o.allow_plain_links = !seal;
             o.threads = static_cast<std::uint32_t>(opt.threads);  // --threads
         }
@@ -339,15 +344,26 @@ void bench_triples_with(const config& c, session& s, const char* name, cot_exten
     out.wipe();
 }
 
+/// The COT extensions of malicious sessions the two-party cases run side
+/// by side (--ot keeps one), by their names in the cot case.
+struct extension_choice {
+    const char* name;
+    cot_extension extension;
+};
+
+std::vector<extension_choice> extensions(const config& c) {
+    std::vector<extension_choice> out;
+    for (const extension_choice e : {extension_choice{"softspoken-k4", cot_extension::softspoken},
+                                     extension_choice{"ferret", cot_extension::silent}})
+        if (c.only.empty() || c.only == e.name) out.push_back(e);
+    return out;
+}
+
 void bench_triples(const config& c, session& s) {
     if (s.me() == party::alice && !c.opt.json)
         std::printf("%-14s %-10s %6s %9s %11s %11s %13s %10s %10s\n", "cot", "triples", "bucket", "set-up ms",
                     "ms/batch", "k triple/s", "CPU ns/triple", "B/tri A", "B/tri B");
-    for (const auto& [name, extension] : {std::pair{"softspoken-k4", cot_extension::softspoken},
-                                          std::pair{"ferret", cot_extension::silent}}) {
-        if (!c.only.empty() && c.only != name) continue;
-        bench_triples_with(c, s, name, extension);
-    }
+    for (const extension_choice& e : extensions(c)) bench_triples_with(c, s, e.name, e.extension);
 }
 
 /// One party's authenticated-garbling stack over a session's link: the
@@ -360,22 +376,21 @@ struct auth_stack {
     auth::triple_maker maker;
     auth::garbler_evaluator ge;
 
-    auth_stack(net::channel& ch, party me, block d)
-        : delta(d), auth(ch, me, delta, rng), maker(ch, auth, rng), ge(auth, maker, rng) {
+    auth_stack(net::channel& ch, party me, cot_extension extension)
+        : delta(auth::draw_delta(me, extension, rng)), auth(ch, me, delta, rng, extension), maker(ch, auth, rng),
+          ge(auth, maker, rng) {
         ch.flush();
     }
 };
 
-void bench_aes(const config& c, session& s) {
+void bench_aes(const config& c, session& s, const extension_choice& e) {
     net::channel& ch = s.channel();
     const party me = s.me();
     const bool alice = me == party::alice;
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
-    prg delta_rng;
-    const block delta = auth::draw_delta(me, cot_extension::softspoken, delta_rng);
     barrier(s);
     auto t0 = clock_type::now();
-    auth_stack stack(ch, me, delta);
+    auth_stack stack(ch, me, e.extension);
     auth::garbler_evaluator& ge = stack.ge;
     const double setup = std::max(since(t0), swap_figure(s, since(t0)));
     std::vector<std::uint8_t> bits(128, 0);
@@ -413,6 +428,7 @@ void bench_aes(const config& c, session& s) {
     const double med = bench::median(seconds);
     if (c.opt.json) {
         std::cout << bench::record("malicious", "aes_single")
+                         .add_string("extension", e.name)
                          .add("setup_seconds", setup)
                          .add("seconds", med)
                          .add("seconds_min", bench::minimum(seconds))
@@ -426,10 +442,10 @@ void bench_aes(const config& c, session& s) {
                          .json()
                   << "\n";
     } else {
-        std::printf("aes-128 single execution, authenticated garbling: %.2f ms (min %.2f, CPU %.2f ms), set-up %.2f "
-                    "ms, %.0f kB Alice -> Bob, %.0f kB Bob -> Alice\n"
+        std::printf("[%s] aes-128 single execution, authenticated garbling: %.2f ms (min %.2f, CPU %.2f ms), set-up "
+                    "%.2f ms, %.0f kB Alice -> Bob, %.0f kB Bob -> Alice\n"
                     "  phases (medians): independent preprocessing %.2f ms, dependent %.2f ms, online %.2f ms\n",
-                    med * 1e3, bench::minimum(seconds) * 1e3, bench::median(cpu) * 1e3, setup * 1e3, sent_a / 1e3,
+                    e.name, med * 1e3, bench::minimum(seconds) * 1e3, bench::median(cpu) * 1e3, setup * 1e3, sent_a / 1e3,
                     sent_b / 1e3, bench::median(independent) * 1e3, bench::median(dependent) * 1e3,
                     bench::median(online) * 1e3);
     }
@@ -438,13 +454,12 @@ void bench_aes(const config& c, session& s) {
 /// AES-128 amortised: `prepare` of n executions (the offline phases, in
 /// bulk), then n runs one after another on prepared material (the online
 /// phase alone), each party's time from its first call to its last output.
-void bench_aes_amortised(const config& c, session& s) {
+void bench_aes_amortised(const config& c, session& s, const extension_choice& e) {
     net::channel& ch = s.channel();
     const party me = s.me();
     const bool alice = me == party::alice;
     const circuit<> aes = bristol::read_file(TANDEM_DATA_DIR "/aes_128.txt");
-    prg delta_rng;
-    auth_stack stack(ch, me, auth::draw_delta(me, cot_extension::softspoken, delta_rng));
+    auth_stack stack(ch, me, e.extension);
     auth::garbler_evaluator& ge = stack.ge;
     std::vector<std::uint8_t> bits(128, 0);
     for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint8_t>((i * 5 + (alice ? 2 : 1)) % 3 == 0);
@@ -488,6 +503,7 @@ void bench_aes_amortised(const config& c, session& s) {
     const double med = std::max(bench::median(latency), their_median);
     if (c.opt.json) {
         std::cout << bench::record("malicious", "aes_amortised")
+                         .add_string("extension", e.name)
                          .add("executions", n)
                          .add("offline_seconds_per_aes", off)
                          .add("independent_seconds_per_aes", independent / double(n))
@@ -505,11 +521,11 @@ void bench_aes_amortised(const config& c, session& s) {
                          .json()
                   << "\n";
     } else {
-        std::printf("aes-128 amortised over %zu prepared executions: offline %.3f ms + online %.3f ms per AES "
+        std::printf("[%s] aes-128 amortised over %zu prepared executions: offline %.3f ms + online %.3f ms per AES "
                     "(online median %.3f ms; CPU %.3f + %.3f ms), per AES offline %.0f kB Alice -> Bob, %.0f kB "
                     "Bob -> Alice, online %.2f kB, %.2f kB; peak RSS %.0f, %.0f MiB\n"
                     "  offline phases per AES: independent %.3f ms, dependent %.3f ms\n",
-                    n, off * 1e3, on * 1e3, med * 1e3, std::max(offline_cpu, their_offline_cpu) / double(n) * 1e3,
+                    e.name, n, off * 1e3, on * 1e3, med * 1e3, std::max(offline_cpu, their_offline_cpu) / double(n) * 1e3,
                     std::max(online_cpu, their_online_cpu) / double(n) * 1e3, offline_sent / double(n) / 1e3,
                     their_offline_sent / double(n) / 1e3, online_sent / double(n) / 1e3,
                     their_online_sent / double(n) / 1e3, rss / 1048576, their_rss / 1048576,
@@ -560,7 +576,7 @@ struct chain_figures {
 };
 
 /// --case sha256: one execution of a chain of SHA-256 compressions.
-void bench_sha256_chain(const config& c, session& s) {
+void bench_sha256_chain(const config& c, session& s, const extension_choice& e) {
     net::channel& ch = s.channel();
     const party me = s.me();
     const bool alice = me == party::alice;
@@ -581,8 +597,7 @@ void bench_sha256_chain(const config& c, session& s) {
     std::vector<std::uint8_t> expected;
     for (const auto& v : eval_plain_bits(chain, all))
         for (const bool b : v) expected.push_back(b ? 1 : 0);
-    prg delta_rng;
-    auth_stack stack(ch, me, auth::draw_delta(me, cot_extension::softspoken, delta_rng));
+    auth_stack stack(ch, me, e.extension);
     auth::garbler_evaluator& ge = stack.ge;
     // Each repetition a fresh execution; the first also pays for the
     // process's fresh pages (the kernel zeroes them), so it is shown apart.
@@ -610,10 +625,15 @@ void bench_sha256_chain(const config& c, session& s) {
     if (!alice) return;
     const double cold = std::max(times.front(), first);
     if (c.opt.json)
-        std::cout << f.record("sha256_chain").add("reps", c.opt.reps).add("first_run_seconds", cold).json() << "\n";
+        std::cout << f.record("sha256_chain")
+                         .add_string("extension", e.name)
+                         .add("reps", c.opt.reps)
+                         .add("first_run_seconds", cold)
+                         .json()
+                  << "\n";
     else
-        std::printf("sha-256 chain of %zu compressions (%.0f ANDs), one execution (the process's first: %.3f s): "
-                    "%s\n", k, f.ands, cold, f.summary().c_str());
+        std::printf("[%s] sha-256 chain of %zu compressions (%.0f ANDs), one execution (the process's first: %.3f s): "
+                    "%s\n", e.name, k, f.ands, cold, f.summary().c_str());
 }
 
 /// SHA-256's compression function on plain words (FIPS 180-4 §6.2.2), to
@@ -680,10 +700,16 @@ void bench_stream_chain(const config& c, session& s) {
     const chain_figures f(s, k, double(r.and_gates), seconds, cpu, double(r.bytes_sent), r);
     if (!alice) return;
     const std::uint64_t segment = c.segment_ands ? c.segment_ands : default_segment_ands;
+    const char* extension = c.only == "ferret" ? "ferret" : "softspoken-k4";  // config::session()
     if (c.opt.json)
-        std::cout << f.record("sha256_stream").add("segment_ands", segment).add("threads", c.opt.threads).json() << "\n";
+        std::cout << f.record("sha256_stream")
+                         .add_string("extension", extension)
+                         .add("segment_ands", segment)
+                         .add("threads", c.opt.threads)
+                         .json()
+                  << "\n";
     else
-        std::printf("streamed sha-256 chain of %llu compressions (%.0f ANDs, segments of %llu): %s\n",
+        std::printf("[%s] streamed sha-256 chain of %llu compressions (%.0f ANDs, segments of %llu): %s\n", extension,
                     static_cast<unsigned long long>(k), f.ands, static_cast<unsigned long long>(segment),
                     f.summary().c_str());
 }
@@ -693,9 +719,11 @@ bool wants(const std::string& which, const std::string& name) { return which == 
 int party_main(const config& c, session s) {
     if (wants(c.which, "cot")) bench_cot(c, s);
     if (wants(c.which, "triples")) bench_triples(c, s);
-    if (wants(c.which, "aes")) bench_aes(c, s);
-    if (wants(c.which, "aes")) bench_aes_amortised(c, s);
-    if (wants(c.which, "sha256")) bench_sha256_chain(c, s);
+    for (const extension_choice& e : extensions(c)) {
+        if (wants(c.which, "aes")) bench_aes(c, s, e);
+        if (wants(c.which, "aes")) bench_aes_amortised(c, s, e);
+        if (wants(c.which, "sha256")) bench_sha256_chain(c, s, e);
+    }
     if (c.which == "stream") bench_stream_chain(c, s);
     return 0;
 }

@@ -426,15 +426,21 @@ def both_ways(r):
     return number(r, "bytes_alice") + number(r, "bytes_bob")
 
 
+def ot_label(r):
+    """A malicious record's COT extension under its bar: silent OT named, SoftSpoken (the default) not."""
+    return "\n(silent OT)" if r.get("extension") == "ferret" else ""
+
+
 def plot_malicious(plt, records, out):
     mal = [r for r in records if r["bench"] == "malicious"]
-    single = latest([r for r in mal if r["case"] == "aes_single" and number(r, "seconds") is not None],
-                    lambda r: r["case"])
+    # One bar per case and COT extension (records before issue 55 name none: SoftSpoken).
+    by_extension = lambda r: (r["case"], r.get("extension", "softspoken-k4"))
+    single = latest([r for r in mal if r["case"] == "aes_single" and number(r, "seconds") is not None], by_extension)
     amortised = latest([r for r in mal if r["case"] == "aes_amortised"
-                        and number(r, "offline_seconds_per_aes") is not None], lambda r: r["case"])
-    chain = latest([r for r in mal if r["case"] == "sha256_chain" and number(r, "and_gates")], lambda r: r["case"])
+                        and number(r, "offline_seconds_per_aes") is not None], by_extension)
+    chain = latest([r for r in mal if r["case"] == "sha256_chain" and number(r, "and_gates")], by_extension)
     streamed = latest([r for r in mal if r["case"] == "sha256_stream" and number(r, "and_gates")
-                       and number(r, "seconds")], lambda r: r["case"])
+                       and number(r, "seconds")], by_extension)
     cots = latest([r for r in mal if r["case"] == "cot" and number(r, "cot_per_s") is not None],
                   lambda r: (r.get("extension"), r.get("security")))
     semi = latest([r for r in records if r["bench"] == "two_party" and r["case"] == "aes"
@@ -442,7 +448,8 @@ def plot_malicious(plt, records, out):
     if not (single or amortised or cots):
         return None, "no bench_malicious aes or cot lines"
     rows = single + amortised + chain + streamed + cots + semi
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4.8))
+    # The communication panel has a bar per case and extension: give it the room.
+    fig, axes = plt.subplots(1, 3, figsize=(18, 5.4), gridspec_kw={"width_ratios": [1.1, 2, 1]})
 
     # AES-128: milliseconds per execution, semi-honest beside malicious.
     ax = axes[0]
@@ -450,10 +457,10 @@ def plot_malicious(plt, records, out):
     for r in semi[-1:]:
         bars.append(("semi-honest\n(Yao, online)", [(number(r, "seconds") / number(r, "runs") * 1e3, "", "tab:gray")]))
     for r in single:
-        bars.append(("malicious,\none execution", [(number(r, "seconds") * 1e3, "", "tab:red")]))
+        bars.append((f"malicious,\none execution{ot_label(r)}", [(number(r, "seconds") * 1e3, "", "tab:red")]))
     for r in amortised:
         n = int(number(r, "executions") or 0)
-        bars.append((f"malicious,\n{n} prepared", [(number(r, "offline_seconds_per_aes") * 1e3, "offline", "tab:orange"),
+        bars.append((f"malicious,\n{n} prepared{ot_label(r)}", [(number(r, "offline_seconds_per_aes") * 1e3, "offline", "tab:orange"),
                                                   (number(r, "online_seconds_per_aes") * 1e3, "online", "tab:green")]))
     seen = set()
     for i, (_, parts) in enumerate(bars):
@@ -473,18 +480,18 @@ def plot_malicious(plt, records, out):
     for r in semi[-1:]:
         wire.append(("semi-honest\nAES", both_ways(r) / number(r, "and_gates"), "tab:gray"))
     for r in single:
-        wire.append(("malicious\nAES, one", both_ways(r) / AES_ANDS, "tab:red"))
+        wire.append((f"malicious\nAES, one{ot_label(r)}", both_ways(r) / AES_ANDS, "tab:red"))
     for r in amortised:
         total = sum(number(r, k) or 0 for k in ("offline_bytes_alice_per_aes", "offline_bytes_bob_per_aes",
                                                 "online_bytes_alice_per_aes", "online_bytes_bob_per_aes"))
-        wire.append(("malicious\nAES,\nprepared", total / AES_ANDS, "tab:orange"))
+        wire.append((f"malicious\nAES,\nprepared{ot_label(r)}", total / AES_ANDS, "tab:orange"))
     for r in chain:
-        wire.append(("SHA-256\nchain,\nin memory", both_ways(r) / number(r, "and_gates"), "tab:purple"))
+        wire.append((f"SHA-256\nchain,\nin memory{ot_label(r)}", both_ways(r) / number(r, "and_gates"), "tab:purple"))
     for r in streamed:
         ands = number(r, "and_gates")
         rss = max(number(r, "peak_rss_alice") or 0, number(r, "peak_rss_bob") or 0) / 2**20
         wire.append((f"{ands / 1e6:.0f} M-AND\nchain,\nstreamed:\n{ands / number(r, 'seconds') / 1e6:.2f} M AND/s,\n"
-                     f"{rss:.0f} MiB", both_ways(r) / ands, "tab:brown"))
+                     f"{rss:.0f} MiB{ot_label(r)}", both_ways(r) / ands, "tab:brown"))
     for i, (_, v, colour) in enumerate(wire):
         ax.bar(i, v, 0.6, color=colour)
         ax.text(i, v, f"{v:.0f}", ha="center", va="bottom", fontsize=8)
