@@ -20,6 +20,10 @@ public:
     explicit tamper_channel(net::channel& inner) : net::channel("tampered " + inner.name()), inner_(inner) {
         set_timeout(inner.timeout());
     }
+    /// The same, owning `inner`: the link goes with the wrapper, so when the
+    /// session holding it fails, the peer sees the link close at once rather
+    /// than waiting out its deadline.
+    explicit tamper_channel(std::unique_ptr<net::channel> inner) : tamper_channel(*inner) { owned_ = std::move(inner); }
     /// Alters the byte `ahead` bytes after everything sent so far.
     void flip_ahead(std::uint64_t ahead, std::uint8_t mask) { flips_[bytes_sent() + ahead] ^= mask; }
     /// The same, counted from everything written so far, also by a layer on
@@ -63,6 +67,7 @@ private:
     std::map<std::uint64_t, std::uint8_t> flips_;
     std::uint64_t written_ = 0;
     std::shared_ptr<std::uint64_t> flipped_ = std::make_shared<std::uint64_t>(0);
+    std::unique_ptr<net::channel> owned_;  // inner_, where the wrapper owns it
 };
 
 }  // namespace tandem::test
