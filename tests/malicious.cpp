@@ -700,6 +700,35 @@ TEST_CASE("malicious.an_altered_worker_link_is_caught") {
 
 namespace {
 
+/// Checks one altered run's outcome: a party that returned must have
+/// returned `expected`; one that failed, with security_error or
+/// protocol_error, or a network_error when the peer failed first; a run that
+/// failed must fail with a named error at one party at least. Returns whether
+/// the run failed (the fault was caught).
+template <class R>
+bool check_altered_run(const test::outcome& o, const std::optional<R> (&got)[2], const R& expected) {
+    for (int p = 0; p < 2; ++p) {
+        const std::exception_ptr e = p == 0 ? o.alice : o.bob;
+        if (!e) {
+            REQUIRE(got[p].has_value());
+            CHECK(*got[p] == expected);
+            continue;
+        }
+        try {
+            std::rethrow_exception(e);
+        } catch (const security_error&) {
+        } catch (const protocol_error&) {
+        } catch (const network_error&) {
+            CHECK_MESSAGE((p == 0 ? o.bob : o.alice) != nullptr, "a network_error with no cause at the peer");
+        }
+    }
+    if (!o.alice && !o.bob) return false;
+    const bool named = named_failure(o.alice) || named_failure(o.bob);
+    CHECK_MESSAGE(named, "a run failed with neither a security_error nor a protocol_error: " << message_of(o.alice)
+                                                                                          << " / " << message_of(o.bob));
+    return true;
+}
+
 /// Runs `alice` and `bob` once unaltered, for the bytes each sends, then
 /// `probes` times per cheater with one byte of the cheater's stream flipped,
 /// at offsets spread over the whole run. A party that returns must return
@@ -752,27 +781,7 @@ int probe_flips(int probes, std::uint64_t salt, const R& expected, const std::fu
             // The byte was altered (a run that failed did so after it): a
             // run that passes below passed with the fault, not without it.
             CHECK(*flips == 1);
-            for (int p = 0; p < 2; ++p) {
-                const std::exception_ptr e = p == 0 ? o.alice : o.bob;
-                if (!e) {
-                    REQUIRE(got[p].has_value());
-                    CHECK(*got[p] == expected);
-                    continue;
-                }
-                try {
-                    std::rethrow_exception(e);
-                } catch (const security_error&) {
-                } catch (const protocol_error&) {
-                } catch (const network_error&) {
-                    CHECK_MESSAGE((p == 0 ? o.bob : o.alice) != nullptr, "a network_error with no cause at the peer");
-                }
-            }
-            if (o.alice || o.bob) {
-                const bool named = named_failure(o.alice) || named_failure(o.bob);
-                CHECK_MESSAGE(named, "a run failed with neither a security_error nor a protocol_error: "
-                                         << message_of(o.alice) << " / " << message_of(o.bob));
-                ++caught;
-            }
+            caught += check_altered_run(o, got, expected);
         }
     }
     return caught;
@@ -830,11 +839,11 @@ TEST_CASE("malicious.an_altered_silent_ot_session_never_gives_a_wrong_output") {
     // that returns returns the right value.
     const auto c = products();
     const std::int16_t a = -910, b = 23, cc = 5;
-    const auto expected = c.eval_plain(a, b, cc);
     using R = std::optional<std::tuple<std::int16_t, bool>>;
+    const R expected = c.eval_plain(a, b, cc);
     struct result {
         test::outcome out;
-        R got[2];
+        std::optional<R> got[2];
         std::uint64_t setup_bytes = 0, all_bytes = 0, flipped = 0;
     };
     const auto once = [&](party cheater, std::optional<std::uint64_t> offset, std::uint8_t mask) {
@@ -878,27 +887,7 @@ TEST_CASE("malicious.an_altered_silent_ot_session_never_gives_a_wrong_output") {
             const result r = once(cheater, offsets[k], mask);
             ++probes;
             CHECK(r.flipped == 1);  // the fault happened: "no effect" below means something
-            for (int p = 0; p < 2; ++p) {
-                const std::exception_ptr e = p == 0 ? r.out.alice : r.out.bob;
-                if (!e) {
-                    REQUIRE(r.got[p].has_value());
-                    CHECK(*r.got[p] == expected);
-                    continue;
-                }
-                try {
-                    std::rethrow_exception(e);
-                } catch (const security_error&) {
-                } catch (const protocol_error&) {
-                } catch (const network_error&) {
-                    CHECK_MESSAGE((p == 0 ? r.out.bob : r.out.alice) != nullptr, "a network_error with no cause at the peer");
-                }
-            }
-            if (r.out.alice || r.out.bob) {
-                const bool named = named_failure(r.out.alice) || named_failure(r.out.bob);
-                CHECK_MESSAGE(named, "neither a security_error nor a protocol_error: " << message_of(r.out.alice) << " / "
-                                                                                        << message_of(r.out.bob));
-                ++caught;
-            }
+            caught += check_altered_run(r.out, r.got, expected);
         }
     }
     // The set-up's flips all land in checked messages (a GGM level sum, a
