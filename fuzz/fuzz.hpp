@@ -416,7 +416,8 @@ struct ot_config {
 };
 /// The silent OT's rounds at a size a fuzz input can cross: a set-up round of
 /// 4,096 COTs (32 trees of depth 7), main rounds of 16,384 (64 trees of
-/// depth 8, about 14,000 handed out each), checked in batches of 8 trees.
+/// depth 8; 12,848 handed out each, the rest the next round's base and the
+/// checks' masks), checked in batches of 8 trees.
 inline ot::ferret_config ferret_small(unsigned choice_bit = 0) {
     ot::ferret_config c{{4096, 1000, 32, 7}, {16384, 2000, 64, 8}, 2048};
     c.choice_bit = choice_bit;
