@@ -700,7 +700,7 @@ void bench_stream_chain(const config& c, session& s) {
     const chain_figures f(s, k, double(r.and_gates), seconds, cpu, double(r.bytes_sent), r);
     if (!alice) return;
     const std::uint64_t segment = c.segment_ands ? c.segment_ands : default_segment_ands;
-    const char* extension = c.only == "ferret" ? "ferret" : "softspoken-k4";  // config::session()
+    const char* extension = c.session().malicious_ot == cot_extension::silent ? "ferret" : "softspoken-k4";
     if (c.opt.json)
         std::cout << f.record("sha256_stream")
                          .add_string("extension", extension)
