@@ -362,7 +362,7 @@ void ot_seeds(seed_writer& out) {
               ot_peer(make(kind::softspoken_malicious, true, true, 2, {130, 8200, 0})));
     out.write("ot", "endemic-base-sender-128", ot_peer(make(kind::endemic_base, false, false, 0, {128, 0, 0})));
     out.write("ot", "endemic-base-receiver-9", ot_peer(make(kind::endemic_base, true, false, 0, {9, 0, 0})));
-    // Silent OT (fuzz.hpp, ferret_small): main rounds hand out about 12,800
+    // Silent OT (fuzz.hpp, ferret_small): main rounds hand out 12,848
     // COTs, so three extends of 16,383 cross two rounds and many batches.
     out.write("ot", "ferret-sender-set-up-only", ot_peer(make(kind::ferret, false, false, 0, {0, 0, 0})));
     out.write("ot", "ferret-sender-5-16383-16383", ot_peer(make(kind::ferret, false, false, 3, {5, 16383, 16383})));
