@@ -59,6 +59,15 @@
 //         With --threads N, the session's N workers (N - 1 worker links, each
 //         making its part of every batch of triples). Over SoftSpoken, or
 //         with --ot ferret over silent OT (session_options::malicious_ot).
+//   wide  64 AES-128 blocks under one secret key (329,000 ANDs, levels of
+//         up to ~10,000), compiled and run by a malicious session with
+//         --threads N (default 1): with N > 1 the wide levels are garbled and
+//         evaluated in parts on the workers, the rows on their links
+//         (garbler_evaluator::garble_on), as the triples are made. A warm-up
+//         run, then --reps runs: the median time from run() to output, its
+//         phases, bytes per AND. Not in "all".
+// Each party is pinned to --threads cores of its own where the machine has
+// twice as many (stream, wide), else to one core (threads 1) or not at all.
 // --ot keeps one extension (e.g. --ot softspoken-k4 or --ot softspoken-k4,malicious;
 // in the two-party cases softspoken-k4 or ferret).
 #include "common.hpp"
@@ -67,6 +76,7 @@
 #include <tandem/auth/garble.hpp>
 #include <tandem/auth/triples.hpp>
 #include <tandem/crypto/aes_gcm.hpp>
+#include <tandem/lib/aes.hpp>
 #include <tandem/lib/sha256.hpp>
 #include <tandem/net/noise.hpp>
 #include <tandem/net/secure_channel.hpp>
@@ -106,11 +116,19 @@ struct config {
     std::uint16_t port = 0;
     std::string only;  // --ot: one extension ("name" or "name,security")
     bool seal = false;  // --seal: the link sealed (Noise NNpsk0), as malicious sessions have it by default
+    /// Pins party `index` (0 Alice, 1 Bob) to cores of its own: one, or
+    /// --threads in the cases that run the session's workers where the
+    /// machine has room for both parties' (else both share every core).
+    void pin_party(int index) const {
+        const int t = which == "stream" || which == "wide" ? std::max(opt.threads, 1) : 1;
+        if (t == 1) return bench::pin_to_core(index);
+        if (std::thread::hardware_concurrency() >= static_cast<unsigned>(2 * t)) bench::pin_to_cores(index * t, t);
+    }
     std::uint64_t ands = 0;          // --ands: the streamed chain's size (0: 10^8, --quick 10^6)
     std::uint64_t segment_ands = 0;  // --segment-ands (0: the library's default)
     session_options session() const {
         session_options o;
-        if (which == "stream") {  // the case runs through a malicious session's streamed runs
+        if (which == "stream" || which == "wide") {  // the cases run through a malicious session
             o.security = security::malicious;
             o.malicious_ot = only == "ferret" ? cot_extension::silent : cot_extension::softspoken;  // --ot
             o.allow_plain_links = !seal;
@@ -714,6 +732,71 @@ void bench_stream_chain(const config& c, session& s) {
                     f.summary().c_str());
 }
 
+/// --case wide: 64 AES-128 blocks under one key in one compiled circuit,
+/// run by a malicious session with the session's threads.
+void bench_wide(const config& c, session& s) {
+    constexpr std::size_t blocks = 64;
+    using many = std::array<lib::aes_block, blocks>;
+    const auto wide = compile(
+        [](const lib::aes_key<16>& k, const many& in) {
+            const auto round_keys = lib::aes_expand_key(k);
+            many out;
+            for (std::size_t i = 0; i < blocks; ++i) out[i] = lib::aes_encrypt_expanded(round_keys, in[i]);
+            return out;
+        },
+        input<party::alice, lib::aes_key<16>>, input<party::bob, many>);
+    const bool alice = s.me() == party::alice;
+    std::mt19937_64 rng(2031);
+    std::array<std::uint8_t, 16> key{};
+    std::array<std::array<std::uint8_t, 16>, blocks> in{};
+    for (auto& b : key) b = static_cast<std::uint8_t>(rng());
+    for (auto& block : in)
+        for (auto& b : block) b = static_cast<std::uint8_t>(rng());
+    const auto expected = wide.eval_plain(key, in);
+    std::vector<double> seconds, independent, dependent, online;
+    run_stats last;
+    for (int r = 0; r < c.opt.reps + 1; ++r) {  // the first is a warm-up
+        barrier(s);
+        const auto t0 = clock_type::now();
+        const auto got = alice ? s.run(wide, key) : s.run(wide, in);
+        const double t = since(t0);
+        if (got != expected) {
+            std::cerr << "bench_malicious: the wide AES circuit's output differs from plaintext\n";
+            std::abort();
+        }
+        last = s.last_run();
+        if (r == 0) continue;
+        seconds.push_back(std::max(t, swap_figure(s, t)));
+        independent.push_back(std::max(last.independent.seconds, swap_figure(s, last.independent.seconds)));
+        dependent.push_back(std::max(last.dependent.seconds, swap_figure(s, last.dependent.seconds)));
+        online.push_back(std::max(last.online.seconds, swap_figure(s, last.online.seconds)));
+    }
+    const double ands = double(last.and_gates), sent = double(last.bytes_sent), their_sent = swap_figure(s, sent);
+    if (!alice) return;
+    const char* extension = c.session().malicious_ot == cot_extension::silent ? "ferret" : "softspoken-k4";
+    const double t = bench::median(seconds);
+    if (c.opt.json)
+        std::cout << bench::record("malicious", "wide_aes")
+                         .add_string("extension", extension)
+                         .add("threads", c.opt.threads)
+                         .add("and_gates", ands)
+                         .add("seconds", t)
+                         .add("and_per_s", ands / t)
+                         .add("independent_seconds", bench::median(independent))
+                         .add("dependent_seconds", bench::median(dependent))
+                         .add("online_seconds", bench::median(online))
+                         .add("bytes_alice", sent)
+                         .add("bytes_bob", their_sent)
+                         .json()
+                  << "\n";
+    else
+        std::printf("[%s] 64 AES-128 blocks in one circuit (%.0f ANDs), threads %d: %.3f s (min %.3f), %.2f M AND/s; "
+                    "phases %.3f + %.3f + %.3f s; %.1f + %.1f B/AND\n",
+                    extension, ands, c.opt.threads, t, bench::minimum(seconds), ands / t / 1e6,
+                    bench::median(independent), bench::median(dependent), bench::median(online), sent / ands,
+                    their_sent / ands);
+}
+
 bool wants(const std::string& which, const std::string& name) { return which == "all" || which == name; }
 
 int party_main(const config& c, session s) {
@@ -725,6 +808,7 @@ int party_main(const config& c, session s) {
         if (wants(c.which, "sha256")) bench_sha256_chain(c, s, e);
     }
     if (c.which == "stream") bench_stream_chain(c, s);
+    if (c.which == "wide") bench_wide(c, s);
     return 0;
 }
 
@@ -857,13 +941,13 @@ int main(int argc, char** argv) {
         }
     }
     if (c.which != "all" && c.which != "cot" && c.which != "triples" && c.which != "aes" && c.which != "sha256" &&
-        c.which != "stream" && c.which != "seal" && c.which != "lpn") {
+        c.which != "stream" && c.which != "wide" && c.which != "seal" && c.which != "lpn") {
         std::cerr << "bench_malicious: unknown --case " << c.which
-                  << " (cot, lpn, triples, aes, sha256, stream, seal or all)\n";
+                  << " (cot, lpn, triples, aes, sha256, stream, wide, seal or all)\n";
         return 2;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
-                         "bench_malicious [--case cot|lpn|triples|aes|sha256|stream|seal|all] [--seal] [--ands N] "
+                         "bench_malicious [--case cot|lpn|triples|aes|sha256|stream|wide|seal|all] [--seal] [--ands N] "
                          "[--segment-ands N]");
     if (c.which == "lpn") {
         pin_to_core(0);
@@ -875,16 +959,16 @@ int main(int argc, char** argv) {
     }
     try {
         if (c.is_bob) {
-            pin_to_core(1);
+            c.pin_party(1);
             return party_main(c, session::connect(party::bob, "127.0.0.1", c.port, c.session()));
         }
         net::tcp_listener listener(0, "127.0.0.1");
         std::vector<std::string> args{argv[0], "--bob-port", std::to_string(listener.port())};
         args.insert(args.end(), passthrough.begin(), passthrough.end());
         const pid_t bob = bench::spawn_self(args);
-        pin_to_core(0);
+        c.pin_party(0);
         if (!c.opt.json)
-            std::printf("bench_malicious: two processes over loopback TCP, pinned to cores 0 and 1 (nproc %u), AES "
+            std::printf("bench_malicious: two processes over loopback TCP, pinned to cores of their own (nproc %u), AES "
                         "kernels %s%s\n",
                         std::thread::hardware_concurrency(), tandem::to_string(tandem::active_aes_isa()),
                         c.seal ? ", sealed link (Noise NNpsk0)" : "");

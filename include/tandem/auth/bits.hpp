@@ -131,6 +131,28 @@ inline void add(const shares& a, const shares& b, shares& out) {
     }
 }
 
+/// The terms i in [first, last) of random_combination, unreduced: parts
+/// made apart (on other threads, each with its own scratch) XOR into the
+/// whole, since the reduction is linear.
+template <class Value>
+gf128::accumulator random_combination_part(block seed, std::size_t first, std::size_t last, Value x,
+                                           std::vector<block>& chi, std::vector<block>& rows) {
+    prg chi_stream(seed);
+    chi_stream.seek(first);
+    gf128::accumulator acc{};
+    constexpr std::size_t chunk = 1024;
+    chi.resize(chunk);
+    rows.resize(chunk);
+    for (std::size_t from = first; from < last; from += chunk) {
+        const std::size_t m = std::min(chunk, last - from);
+        chi_stream.fill(chi.data(), m);
+        for (std::size_t j = 0; j < m; ++j) rows[j] = x(from + j);
+        gf128::multiply_add_rows(chi.data(), m, rows.data(), m, 1, &acc);
+    }
+    tandem::detail::wipe_all(rows);
+    return acc;
+}
+
 /// Σ_i χ_i·x(i) over GF(2^128), χ_i the AES-CTR stream of `seed`, in chunks
 /// of vectorized products (chi and rows are scratch; rows is wiped). Two
 /// parties compare this one block instead of n values: where the values x'
@@ -141,19 +163,7 @@ inline void add(const shares& a, const shares& b, shares& out) {
 /// would not do: two changes would cancel.
 template <class Value>
 block random_combination(block seed, std::size_t n, Value x, std::vector<block>& chi, std::vector<block>& rows) {
-    prg chi_stream(seed);
-    gf128::accumulator acc{};
-    constexpr std::size_t chunk = 1024;
-    chi.resize(chunk);
-    rows.resize(chunk);
-    for (std::size_t first = 0; first < n; first += chunk) {
-        const std::size_t m = std::min(chunk, n - first);
-        chi_stream.fill(chi.data(), m);
-        for (std::size_t j = 0; j < m; ++j) rows[j] = x(first + j);
-        gf128::multiply_add_rows(chi.data(), m, rows.data(), m, 1, &acc);
-    }
-    tandem::detail::wipe_all(rows);
-    return gf128::reduce(acc);
+    return gf128::reduce(random_combination_part(seed, 0, n, x, chi, rows));
 }
 
 /// A fresh global key Δ for `me`: Alice's is her free-XOR offset (lowest bit

@@ -55,6 +55,7 @@
 #include <tandem/circuit/circuit.hpp>
 #include <tandem/circuit/flatten.hpp>
 #include <tandem/crypto/block.hpp>
+#include <tandem/crypto/gf128.hpp>
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/prg.hpp>
 #include <tandem/crypto/wipe.hpp>
@@ -71,6 +72,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -201,6 +203,26 @@ public:
         if (pool.size() < 1 + sources.size()) tandem::detail::internal_error("auth: a worker per triple source expected");
         triple_sources_ = std::move(sources);
         pool_ = &pool;
+    }
+
+    /// The ANDs of a level are cut into parts of at least this many, one
+    /// part per link at most (garble_on).
+    static constexpr std::size_t min_part_ands = 1024;
+
+    /// Worker links the garbling also runs on (docs/DESIGN.md §9.2, "Garbling
+    /// on the workers"): a level of at least 2·min_part_ands ANDs is cut into
+    /// up to 1 + links.size() parts that the pool's workers (add_triple_sources,
+    /// one per link at least) garble at once under this party's Δ_A, part j's
+    /// rows on links[j - 1] and part 0's on the main link; Bob receives on
+    /// every link at once and evaluates the parts the same way, and both sum
+    /// the AND check's random combinations in parts. The peer gives its links
+    /// of the same numbers. Without them (a single thread, or MPI ranks, whose
+    /// workers are other processes) all of it runs on the caller's thread and
+    /// the main link.
+    void garble_on(std::vector<net::channel*> links) {
+        if (!links.empty() && (!pool_ || pool_->size() < 1 + links.size()))
+            tandem::detail::internal_error("auth: a worker per garbling link expected");
+        links_ = std::move(links);
     }
 
     /// Starts a streamed run (docs/DESIGN.md §11, "In malicious mode"): then run_segment() for
@@ -532,17 +554,23 @@ private:
         for (std::size_t e = p.carried_in; e < p.entry.size(); ++e)
             put(slot_lam_, p.entry[e], get(inputs_lam_, in0 + e - p.carried_in));
         std::size_t k = 0;
-        for (const gate& g : d.gates) {
-            switch (g.kind) {
-            case gate_kind::and_gate:
-                put(m.lam_a, k, get(slot_lam_, g.in0));
-                put(m.lam_b, k, get(slot_lam_, g.in1));
-                put(slot_lam_, g.out, get(fresh_, and0 + k));
-                put(m.rho, k, get(fresh_, and0 + k));
-                ++k;
-                break;
-            case gate_kind::xor_gate: put(slot_lam_, g.out, add(get(slot_lam_, g.in0), get(slot_lam_, g.in1))); break;
-            case gate_kind::not_gate: put(slot_lam_, g.out, plus(get(slot_lam_, g.in0), 1)); break;
+        for (const level_range& level : d.levels) {  // a wide level's ANDs in parts (garble_on)
+            const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
+            each_part(parts, [&](std::size_t j) {
+                const auto [first, count] = part_of(n, parts, j);
+                const gate* g = d.gates.data() + level.and_begin + first;
+                for (std::size_t a = k + first; a < k + first + count; ++a, ++g) {
+                    put(m.lam_a, a, get(slot_lam_, g->in0));
+                    put(m.lam_b, a, get(slot_lam_, g->in1));
+                    put(slot_lam_, g->out, get(fresh_, and0 + a));
+                    put(m.rho, a, get(fresh_, and0 + a));
+                }
+            });
+            k += n;
+            for (std::uint32_t i = level.xor_begin; i < level.end; ++i) {
+                const gate& g = d.gates[i];
+                if (g.kind == gate_kind::xor_gate) put(slot_lam_, g.out, add(get(slot_lam_, g.in0), get(slot_lam_, g.in1)));
+                else put(slot_lam_, g.out, plus(get(slot_lam_, g.in0), 1));
             }
         }
         m.carry_lam.resize(p.carried_out);  // never constants (builder::cut)
@@ -561,21 +589,29 @@ private:
         const std::size_t ands = batch.front().p->ands, n = batch.size() * ands;
         if (n == 0) return;  // a segment without ANDs
         opened_.resize(2 * n);
-        for (std::size_t i = 0; i < batch.size(); ++i)
-            for (std::size_t j = 0, t = i * ands; j < ands; ++j, ++t) {
-                put(opened_, t, add(get(batch[i].lam_a, j), get(triples_.x, t)));
-                put(opened_, n + t, add(get(batch[i].lam_b, j), get(triples_.y, t)));
-            }
+        const std::size_t parts = std::clamp<std::size_t>(n / min_part_terms, 1, 1 + links_.size());
+        // The batch's ANDs t in [first, last) in parts (garble_on): f(execution, its AND j, t).
+        const auto each_and = [&](const auto& f) {
+            each_part(parts, [&](std::size_t p) {
+                const std::size_t first = n * p / parts, last = n * (p + 1) / parts;
+                for (std::size_t t = first, i = first / ands, j = first % ands; t < last; ++t) {
+                    f(batch[i], j, t);
+                    if (++j == ands) j = 0, ++i;
+                }
+            });
+        };
+        each_and([&](const material& m, std::size_t j, std::size_t t) {
+            put(opened_, t, add(get(m.lam_a, j), get(triples_.x, t)));
+            put(opened_, n + t, add(get(m.lam_b, j), get(triples_.y, t)));
+        });
         de_.resize(2 * n);
         auth_.open(ch, opened_, de_, beaver_step);
         opened_.wipe();
-        for (std::size_t i = 0; i < batch.size(); ++i)
-            for (std::size_t j = 0, t = i * ands; j < ands; ++j, ++t) {
-                const std::uint8_t dj = de_[t], ej = de_[n + t];
-                const bit_share s =
-                    add(add(get(triples_.z, t), times(dj, get(triples_.y, t))), times(ej, get(triples_.x, t)));
-                put(batch[i].rho, j, add(plus(s, static_cast<std::uint8_t>(dj & ej)), get(batch[i].rho, j)));
-            }
+        each_and([&](material& m, std::size_t j, std::size_t t) {
+            const std::uint8_t dj = de_[t], ej = de_[n + t];
+            const bit_share s = add(add(get(triples_.z, t), times(dj, get(triples_.y, t))), times(ej, get(triples_.x, t)));
+            put(m.rho, j, add(plus(s, static_cast<std::uint8_t>(dj & ej)), get(m.rho, j)));
+        });
         triples_.wipe();
     }
 
@@ -590,15 +626,38 @@ private:
         std::copy_n(carry_.label.data(), p.carried_in, m.input_label.data());
         for (std::size_t e = 0; e < p.entry.size(); ++e) slot_label_[p.entry[e]] = m.input_label[e];
         m.and_label.resize(ands);
-        packed_.assign((ands + 7) / 8, 0);
         std::size_t k = 0;
+        bool split = false;
         for (const level_range& level : d.levels) {
-            std::uint32_t g = level.and_begin;
-            for (; g + and_chunk <= level.xor_begin; g += and_chunk, k += and_chunk) garble_ands<and_chunk>(ch, m, g, k);
-            for (; g < level.xor_begin; ++g, ++k) garble_ands<1>(ch, m, g, k);
+            const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
+            split |= parts > 1;
+            each_part(
+                parts,
+                [&](std::size_t j) {
+                    const auto [first, count] = part_of(n, parts, j);
+                    net::channel& link = link_of(ch, j);
+                    std::uint32_t g = level.and_begin + static_cast<std::uint32_t>(first);
+                    std::size_t a = k + first;
+                    for (const std::uint32_t end = g + static_cast<std::uint32_t>(count); g < end;) {
+                        if (g + and_chunk <= end) {
+                            garble_ands<and_chunk>(link, m, g, a);
+                            g += and_chunk;
+                            a += and_chunk;
+                        } else {
+                            garble_ands<1>(link, m, g++, a++);
+                        }
+                    }
+                },
+                [&] { interrupt_links(ch); });
+            k += n;
             linear_gates(d, level, false);
         }
+        packed_.assign((ands + 7) / 8, 0);
+        for (std::size_t a = 0; a < ands; ++a)
+            packed_[a / 8] = static_cast<std::uint8_t>(packed_[a / 8] | (lsb(m.and_label[a]) << (a % 8)));
         ch.send(packed_.data(), packed_.size());
+        if (split)
+            for (net::channel* link : links_) link->flush();
         m.carry_label.resize(p.carried_out);
         for (std::uint32_t o = 0; o < p.carried_out; ++o) m.carry_label[o] = slot_label_[d.output_slots[o]];
         tandem::detail::wipe_all(slot_label_);
@@ -609,7 +668,8 @@ private:
     static constexpr std::size_t and_chunk = 8;
 
     /// Alice: garbles the W ANDs from gate `first` (the k-th AND on), all of
-    /// one level, and sends their rows.
+    /// one level, and sends their rows on ch (their part's link). Their
+    /// colours, lsb(L_γ0), go after the whole circuit (garble).
     template <std::size_t W>
     void garble_ands(net::channel& ch, material& m, std::uint32_t first, std::size_t k) {
         const gate* gates = m.p->c.data().gates.data() + first;
@@ -629,7 +689,6 @@ private:
             rows[2 * i] = h[2 * i] ^ h[2 * W + 2 * i] ^ times_delta(get(m.lam_b, a));
             rows[2 * i + 1] = h[2 * i + 1] ^ h[2 * W + 2 * i + 1] ^ times_delta(get(m.lam_a, a)) ^ slot_label_[gates[i].in0];
             const block l0 = h[2 * i] ^ h[2 * i + 1] ^ times_delta(get(m.rho, a));
-            packed_[a / 8] = static_cast<std::uint8_t>(packed_[a / 8] | (lsb(l0) << (a % 8)));
             slot_label_[gates[i].out] = m.and_label[a] = l0;
         }
         ch.send(rows, sizeof rows);
@@ -650,10 +709,33 @@ private:
         }
     }
 
+    /// Bob: the rows of every AND, each part's from its link (garble_on),
+    /// every link read at once, then the colours.
     void receive_tables(net::channel& ch, material& m) {
         const std::size_t ands = m.p->ands;
+        const circuit_data& d = m.p->c.data();
         m.tables.resize(2 * ands);
-        ch.recv(m.tables.data(), m.tables.size() * sizeof(block));
+        std::size_t most = 1;
+        for (const level_range& level : d.levels) most = std::max(most, level_parts(level.xor_begin - level.and_begin));
+        if (most == 1) {
+            ch.recv(m.tables.data(), m.tables.size() * sizeof(block));
+        } else {
+            each_part(
+                most,
+                [&](std::size_t j) {
+                    net::channel& link = link_of(ch, j);
+                    std::size_t k = 0;
+                    for (const level_range& level : d.levels) {
+                        const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
+                        if (j < parts) {
+                            const auto [first, count] = part_of(n, parts, j);
+                            link.recv(m.tables.data() + 2 * (k + first), 2 * count * sizeof(block));
+                        }
+                        k += n;
+                    }
+                },
+                [&] { interrupt_links(ch); });
+        }
         packed_.resize((ands + 7) / 8);
         ch.recv(packed_.data(), packed_.size());
         m.colour.resize(ands);
@@ -772,9 +854,22 @@ private:
         in_lambda_.resize(2 * p.ands);
         std::size_t k = 0;
         for (const level_range& level : d.levels) {
-            std::uint32_t g = level.and_begin;
-            for (; g + and_chunk <= level.xor_begin; g += and_chunk, k += and_chunk) evaluate_ands<and_chunk>(m, g, k);
-            for (; g < level.xor_begin; ++g, ++k) evaluate_ands<1>(m, g, k);
+            const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
+            each_part(parts, [&](std::size_t j) {
+                const auto [first, count] = part_of(n, parts, j);
+                std::uint32_t g = level.and_begin + static_cast<std::uint32_t>(first);
+                std::size_t a = k + first;
+                for (const std::uint32_t end = g + static_cast<std::uint32_t>(count); g < end;) {
+                    if (g + and_chunk <= end) {
+                        evaluate_ands<and_chunk>(m, g, a);
+                        g += and_chunk;
+                        a += and_chunk;
+                    } else {
+                        evaluate_ands<1>(m, g++, a++);
+                    }
+                }
+            });
+            k += n;
             linear_gates(d, level, true);
         }
         output_lambda(p);
@@ -898,9 +993,56 @@ private:
         });
     }
 
+    /// random_combination over x(0 .. n-1); with worker links (garble_on),
+    /// in parts of at least min_part_terms summed on the pool at once.
     template <class Value>
     block combination(block seed, std::size_t n, Value x) {
-        return random_combination(seed, n, x, chi_, rows_);
+        const std::size_t parts = std::clamp<std::size_t>(n / min_part_terms, 1, 1 + links_.size());
+        if (parts == 1) return random_combination(seed, n, x, chi_, rows_);
+        part_scratch_.resize(parts);
+        sums_.resize(parts);
+        each_part(parts, [&](std::size_t j) {
+            sums_[j] = random_combination_part(seed, n * j / parts, n * (j + 1) / parts, x, part_scratch_[j].chi,
+                                               part_scratch_[j].rows);
+        });
+        gf128::accumulator all{};
+        for (const gf128::accumulator& p : sums_) {
+            all.lo = all.lo ^ p.lo;
+            all.mid = all.mid ^ p.mid;
+            all.hi = all.hi ^ p.hi;
+        }
+        return gf128::reduce(all);
+    }
+    static constexpr std::size_t min_part_terms = 8192;
+
+    // ---- the parts a level is garbled in (garble_on) ----
+
+    /// Parts a level of n ANDs is cut into: one per min_part_ands, at most
+    /// one per link. Both parties cut alike.
+    std::size_t level_parts(std::size_t n) const noexcept {
+        return std::clamp<std::size_t>(n / min_part_ands, 1, 1 + links_.size());
+    }
+    /// Part j of n ANDs cut into `parts`: its first AND and count, every part
+    /// but the last a whole number of and_chunk.
+    static std::pair<std::size_t, std::size_t> part_of(std::size_t n, std::size_t parts, std::size_t j) noexcept {
+        const std::size_t length = ((n + parts - 1) / parts + and_chunk - 1) / and_chunk * and_chunk;
+        const std::size_t first = std::min(j * length, n);
+        return {first, std::min(length, n - first)};
+    }
+    /// Part j's link: the main link's for part 0, else worker link j's.
+    net::channel& link_of(net::channel& ch, std::size_t j) const noexcept { return j == 0 ? ch : *links_[j - 1]; }
+    void interrupt_links(net::channel& ch) noexcept {
+        ch.interrupt();
+        for (net::channel* link : links_) link->interrupt();
+    }
+    /// f(j) for every part j < parts, at once on the pool's workers when
+    /// there are several; a failure runs `interrupt` so that the other parts
+    /// end too, and the first is rethrown once all are done.
+    template <class F>
+    void each_part(std::size_t parts, F&& f, const std::function<void()>& interrupt = [] {}) {
+        if (parts == 1) return f(0);
+        pool_->run_together(
+            static_cast<std::uint32_t>(parts), [&](std::uint32_t j) { f(j); }, interrupt);
     }
 
     /// Times the phases of a run and counts the bytes moved in each.
@@ -977,6 +1119,12 @@ private:
     carried carry_;
     std::vector<triple_source*> triple_sources_;  // add_triple_sources
     exec::workers* pool_ = nullptr;               // where their parts run (add_triple_sources)
+    std::vector<net::channel*> links_;            // garble_on: part j's link is links_[j - 1]
+    struct combination_scratch {
+        std::vector<block> chi, rows;
+    };
+    std::vector<combination_scratch> part_scratch_;  // combination's, per part
+    std::vector<gf128::accumulator> sums_;
     std::vector<triples> part_;              // make_triples' parts
     triples reservoir_;  // a streamed run's triples, refilled in growing steps (next_refill)
     std::size_t reservoir_next_ = 0;

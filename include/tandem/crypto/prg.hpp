@@ -53,6 +53,8 @@ public:
         block b(0, counter_++);
         return key_.encrypt(b);
     }
+    /// Moves to block `position` of the stream (a part of it drawn apart).
+    void seek(std::uint64_t position) noexcept { counter_ = position; }
     void fill(block* out, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) out[i] = block(0, counter_++);
         key_.encrypt(out, n);

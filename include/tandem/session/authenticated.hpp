@@ -104,7 +104,9 @@ public:
     /// suspend where they wait, as a compiled run's do (exec::workers). Their
     /// set-ups (both SoftSpoken extensions, the coin toss) run all at once
     /// too: a failure on one interrupts the others and is rethrown once all
-    /// are done.
+    /// are done. Wide levels are garbled on the worker links too
+    /// (garbler_evaluator::garble_on); with MPI ranks only the triples are
+    /// made elsewhere.
     void start(const protocol_links& l) override {
         garbler_.emplace(*authenticator_, *triple_maker_, rng_);
         const std::size_t n = l.remote ? l.threads - 1 : l.links.size() - 1;
@@ -137,6 +139,7 @@ public:
         std::vector<auth::triple_source*> sources;
         for (const auto& t : triple_sources_) sources.push_back(t.get());
         garbler_->add_triple_sources(std::move(sources), *pool_);
+        if (!l.remote) garbler_->garble_on(std::vector<net::channel*>(l.links.begin() + 1, l.links.end()));
     }
 
     std::optional<std::vector<bool>> run(reveal who, const circuit<>& c, std::span<const std::uint8_t> my_bits,

@@ -105,7 +105,9 @@ struct session_options {
     /// Workers per party: each runs its share of every parallel region (and
     /// of wide levels, FGP) over a TCP connection of its own (exec/plan.hpp),
     /// as oneTBB tasks on an arena of this many threads — or on the caller's
-    /// arena when a oneTBB task runs the session (exec/executor.hpp). Both
+    /// arena when a oneTBB task runs the session (exec/executor.hpp). In
+    /// malicious sessions the workers make AND triples and garble the levels
+    /// of at least 2,048 ANDs in parts (auth/garble.hpp, garble_on). Both
     /// parties must choose the same (checked in the handshake); results do
     /// not depend on it.
     std::uint32_t threads = 1;
