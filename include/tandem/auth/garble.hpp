@@ -78,6 +78,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -555,18 +556,15 @@ private:
             put(slot_lam_, p.entry[e], get(inputs_lam_, in0 + e - p.carried_in));
         std::size_t k = 0;
         for (const level_range& level : d.levels) {  // a wide level's ANDs in parts (garble_on)
-            const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
-            each_part(parts, [&](std::size_t j) {
-                const auto [first, count] = part_of(n, parts, j);
-                const gate* g = d.gates.data() + level.and_begin + first;
-                for (std::size_t a = k + first; a < k + first + count; ++a, ++g) {
+            each_level_part(level, k, [&](std::size_t, std::uint32_t first, std::size_t a, std::size_t count) {
+                for (const gate* g = d.gates.data() + first; count > 0; --count, ++a, ++g) {
                     put(m.lam_a, a, get(slot_lam_, g->in0));
                     put(m.lam_b, a, get(slot_lam_, g->in1));
                     put(slot_lam_, g->out, get(fresh_, and0 + a));
                     put(m.rho, a, get(fresh_, and0 + a));
                 }
             });
-            k += n;
+            k += level.xor_begin - level.and_begin;
             for (std::uint32_t i = level.xor_begin; i < level.end; ++i) {
                 const gate& g = d.gates[i];
                 if (g.kind == gate_kind::xor_gate) put(slot_lam_, g.out, add(get(slot_lam_, g.in0), get(slot_lam_, g.in1)));
@@ -589,7 +587,7 @@ private:
         const std::size_t ands = batch.front().p->ands, n = batch.size() * ands;
         if (n == 0) return;  // a segment without ANDs
         opened_.resize(2 * n);
-        const std::size_t parts = std::clamp<std::size_t>(n / min_part_terms, 1, 1 + links_.size());
+        const std::size_t parts = term_parts(n);
         // The batch's ANDs t in [first, last) in parts (garble_on): f(execution, its AND j, t).
         const auto each_and = [&](const auto& f) {
             each_part(parts, [&](std::size_t p) {
@@ -629,24 +627,15 @@ private:
         std::size_t k = 0;
         bool split = false;
         for (const level_range& level : d.levels) {
-            const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
-            split |= parts > 1;
-            each_part(
-                parts,
-                [&](std::size_t j) {
-                    const auto [first, count] = part_of(n, parts, j);
+            const std::size_t n = level.xor_begin - level.and_begin;
+            split |= level_parts(n) > 1;
+            each_level_part(
+                level, k,
+                [&](std::size_t j, std::uint32_t first, std::size_t a, std::size_t count) {
                     net::channel& link = link_of(ch, j);
-                    std::uint32_t g = level.and_begin + static_cast<std::uint32_t>(first);
-                    std::size_t a = k + first;
-                    for (const std::uint32_t end = g + static_cast<std::uint32_t>(count); g < end;) {
-                        if (g + and_chunk <= end) {
-                            garble_ands<and_chunk>(link, m, g, a);
-                            g += and_chunk;
-                            a += and_chunk;
-                        } else {
-                            garble_ands<1>(link, m, g++, a++);
-                        }
-                    }
+                    in_chunks(first, a, count, [&](auto w, std::uint32_t g, std::size_t b) {
+                        garble_ands<decltype(w)::value>(link, m, g, b);
+                    });
                 },
                 [&] { interrupt_links(ch); });
             k += n;
@@ -854,22 +843,11 @@ private:
         in_lambda_.resize(2 * p.ands);
         std::size_t k = 0;
         for (const level_range& level : d.levels) {
-            const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
-            each_part(parts, [&](std::size_t j) {
-                const auto [first, count] = part_of(n, parts, j);
-                std::uint32_t g = level.and_begin + static_cast<std::uint32_t>(first);
-                std::size_t a = k + first;
-                for (const std::uint32_t end = g + static_cast<std::uint32_t>(count); g < end;) {
-                    if (g + and_chunk <= end) {
-                        evaluate_ands<and_chunk>(m, g, a);
-                        g += and_chunk;
-                        a += and_chunk;
-                    } else {
-                        evaluate_ands<1>(m, g++, a++);
-                    }
-                }
+            each_level_part(level, k, [&](std::size_t, std::uint32_t first, std::size_t a, std::size_t count) {
+                in_chunks(first, a, count,
+                          [&](auto w, std::uint32_t g, std::size_t b) { evaluate_ands<decltype(w)::value>(m, g, b); });
             });
-            k += n;
+            k += level.xor_begin - level.and_begin;
             linear_gates(d, level, true);
         }
         output_lambda(p);
@@ -997,7 +975,7 @@ private:
     /// in parts of at least min_part_terms summed on the pool at once.
     template <class Value>
     block combination(block seed, std::size_t n, Value x) {
-        const std::size_t parts = std::clamp<std::size_t>(n / min_part_terms, 1, 1 + links_.size());
+        const std::size_t parts = term_parts(n);
         if (parts == 1) return random_combination(seed, n, x, chi_, rows_);
         part_scratch_.resize(parts);
         sums_.resize(parts);
@@ -1028,6 +1006,35 @@ private:
         const std::size_t length = ((n + parts - 1) / parts + and_chunk - 1) / and_chunk * and_chunk;
         const std::size_t first = std::min(j * length, n);
         return {first, std::min(length, n - first)};
+    }
+    /// Parts n per-AND terms are cut into (Beaver's loops, the check's sums):
+    /// one per min_part_terms, at most one per link.
+    std::size_t term_parts(std::size_t n) const noexcept {
+        return std::clamp<std::size_t>(n / min_part_terms, 1, 1 + links_.size());
+    }
+    /// f(j, first gate, first AND, count) for every part j of a level's ANDs
+    /// (level_parts, part_of), the level's first AND being the k-th; at once
+    /// as each_part runs them.
+    template <class F>
+    void each_level_part(const level_range& level, std::size_t k, F&& f,
+                         const std::function<void()>& interrupt = [] {}) {
+        const std::size_t n = level.xor_begin - level.and_begin, parts = level_parts(n);
+        each_part(
+            parts,
+            [&](std::size_t j) {
+                const auto [first, count] = part_of(n, parts, j);
+                f(j, level.and_begin + static_cast<std::uint32_t>(first), k + first, count);
+            },
+            interrupt);
+    }
+    /// step(width, gate, AND) over `count` ANDs from gate g (the a-th AND):
+    /// and_chunk at a time (the batched hash's width), then one at a time;
+    /// width an std::integral_constant.
+    template <class Step>
+    static void in_chunks(std::uint32_t g, std::size_t a, std::size_t count, Step&& step) {
+        for (; count >= and_chunk; count -= and_chunk, g += and_chunk, a += and_chunk)
+            step(std::integral_constant<std::size_t, and_chunk>{}, g, a);
+        for (; count > 0; --count) step(std::integral_constant<std::size_t, 1>{}, g++, a++);
     }
     /// Part j's link: the main link's for part 0, else worker link j's.
     net::channel& link_of(net::channel& ch, std::size_t j) const noexcept { return j == 0 ? ch : *links_[j - 1]; }
