@@ -1,4 +1,5 @@
-// bench_garble: single-core garbling and evaluation speed (half-gates).
+// bench_garble: single-core garbling and evaluation speed (half-gates, and
+// three-halves with --scheme three-halves|all).
 //
 // Cases (one thread, tables written to memory):
 //   wide     levels of 65,536 independent ANDs (each reads two outputs of the level before)
@@ -10,10 +11,14 @@
 // 4 AES per AND, evaluation 2) and the re-keyed hash alone. Everything runs
 // once per AES instruction set this CPU has (crypto/isa.hpp), widest last.
 //   bench_garble [--json] [--quick] [--reps N] [--case NAME] [--isa aesni|vaes256|vaes]
+//                [--scheme half-gates|three-halves|all]
+// --scheme all runs both schemes on each case, one after the other, so their
+// rates compare within one run; lines and JSON records name the scheme.
 #include "common.hpp"
 
 #include <tandem/crypto/fixed_key_hash.hpp>
 #include <tandem/gc/half_gates.hpp>
+#include <tandem/gc/three_halves.hpp>
 #include <tandem/lib/aes.hpp>
 #include <tandem/tandem.hpp>
 
@@ -128,26 +133,39 @@ struct result {
     std::uint64_t and_gates = 0;
 };
 
+enum class scheme { half_gates, three_halves };
+
 /// Garbles c `passes` times (tables to memory) and evaluates each garbling.
-template <class Hash>
+template <class Hash, scheme S>
 result run(const tandem::circuit<>& c, int passes, int reps) {
     result r;
     gc::table_buffer tables;
-    tables.reserve(2 * c.stats().and_gates);
+    gc::byte_buffer bytes;
+    if constexpr (S == scheme::half_gates) tables.reserve(2 * c.stats().and_gates);
+    else bytes.reserve(c.stats().and_gates * 25 + 1024);  // ≥ table_bytes: at most 25 bytes per AND
     tandem::prg rng(block(0x5eed, 1));
     const std::vector<block> inputs(c.data().input_bits);  // any labels do for timing
+    gc::encoding encoding{rng.next() | block(0, 1), std::vector<block>(c.data().input_bits)};
     for (int rep = 0; rep < reps; ++rep) {
         double gs = 0, es = 0, gt = 0, et = 0;
         std::uint64_t ands = 0;
         for (int p = 0; p < passes; ++p) {
             tables.clear();
+            bytes.clear();
+            const block hash_start = rng.next(), dicing_key = rng.next();
             auto t0 = std::chrono::steady_clock::now();
             auto c0 = time_stamp();
-            const gc::garbling g = gc::garble<Hash>(c, rng, tables, ands);
+            const gc::garbled_outputs g =
+                S == scheme::half_gates
+                    ? gc::garble<Hash>(c, encoding, hash_start, tables, ands)
+                    : gc::three_halves::garble<Hash>(c, encoding, hash_start, dicing_key, bytes, ands);
             auto c1 = time_stamp();
             auto t1 = std::chrono::steady_clock::now();
             gc::table_reader reader(tables.tables());
-            const auto out = gc::evaluate<Hash>(c, g.hash_start, reader, inputs, ands);
+            gc::byte_reader byte_reader(bytes.bytes());
+            const auto out = S == scheme::half_gates
+                                 ? gc::evaluate<Hash>(c, hash_start, reader, inputs, ands)
+                                 : gc::three_halves::evaluate<Hash>(c, hash_start, byte_reader, inputs, ands);
             auto c2 = time_stamp();
             auto t2 = std::chrono::steady_clock::now();
             if (out.size() != c.data().output_slots.size()) std::abort();
@@ -167,21 +185,23 @@ result run(const tandem::circuit<>& c, int passes, int reps) {
 }
 
 void report(const bench::options& opt, const std::string& cas, const std::string& hash, const char* phase,
-            const timing& t, std::uint64_t ands, double bound) {
+            const timing& t, std::uint64_t ands, double bound, scheme s = scheme::half_gates) {
+    const char* scheme_name = s == scheme::half_gates ? "half_gates" : "three_halves";
     const char* isa = tandem::to_string(tandem::active_aes_isa());
     const double med = bench::median(t.seconds), best = bench::minimum(t.seconds);
     const double tsc = bench::median(t.tsc) / static_cast<double>(ands);
     if (opt.json) {
         bench::record r("garble", cas);
-        r.add_string("hash", hash).add_string("phase", phase).add("seconds", med).add("seconds_min", best)
+        r.add_string("hash", hash).add_string("scheme", scheme_name).add_string("phase", phase)
+            .add("seconds", med).add("seconds_min", best)
             .add("reps", opt.reps).add("and_gates", ands).add("and_per_s", ands / med)
             .add("ns_per_and", med / ands * 1e9).add("tsc_per_and", tsc).add("bound_and_per_s", bound)
             .add("threads", 1).add("peak_rss_bytes", bench::peak_rss_bytes());
         std::cout << r.json() << "\n";
     } else {
-        std::printf("%-7s %-8s %-9s %-8s %12llu AND  %7.1f M AND/s  %6.2f ns/AND  %6.1f TSC/AND   (bound %6.1f M AND/s)\n",
-                    isa, cas.c_str(), hash.c_str(), phase, static_cast<unsigned long long>(ands), ands / med / 1e6,
-                    med / ands * 1e9, tsc, bound / 1e6);
+        std::printf("%-7s %-12s %-8s %-9s %-8s %12llu AND  %7.1f M AND/s  %6.2f ns/AND  %6.1f TSC/AND   (bound %6.1f M AND/s)\n",
+                    isa, scheme_name, cas.c_str(), hash.c_str(), phase, static_cast<unsigned long long>(ands),
+                    ands / med / 1e6, med / ands * 1e9, tsc, bound / 1e6);
     }
 }
 
@@ -229,14 +249,20 @@ void bounds(const bench::options& opt, double& aes_rate) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string only, only_isa;
+    std::string only, only_isa, schemes = "half-gates";
     std::vector<char*> args{argv[0]};
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--case" && i + 1 < argc) only = argv[++i];
         else if (std::string(argv[i]) == "--isa" && i + 1 < argc) only_isa = argv[++i];
+        else if (std::string(argv[i]) == "--scheme" && i + 1 < argc) schemes = argv[++i];
         else args.push_back(argv[i]);
     }
     const bench::options opt = bench::parse(static_cast<int>(args.size()), args.data(), "bench_garble");
+    if (schemes != "half-gates" && schemes != "three-halves" && schemes != "all") {
+        std::fprintf(stderr, "bench_garble: --scheme %s: expected half-gates, three-halves or all\n", schemes.c_str());
+        return 2;
+    }
+    const bool half = schemes != "three-halves", three = schemes != "half-gates";
     const bool quick = opt.quick;
     tandem::detail::require_aes_instructions();
 
@@ -264,13 +290,19 @@ int main(int argc, char** argv) {
         ran = true;
         double aes_rate = 0;
         bounds(opt, aes_rate);
+        // Bounds: fixed-key AES calls per AND, 4 and 2 for half-gates, 6 and 3 for three-halves.
+        auto measure = [&]<scheme S>(const workload& w, std::integral_constant<scheme, S>) {
+            const double per = S == scheme::half_gates ? 1.0 : 1.5;
+            const result r = run<tandem::rekeyed_hash, S>(w.c, w.passes, opt.reps);
+            report(opt, w.name, "mitccr", "garble", r.garble, r.and_gates, aes_rate / 4 / per, S);
+            report(opt, w.name, "mitccr", "evaluate", r.evaluate, r.and_gates, aes_rate / 2 / per, S);
+            const result f = run<tandem::fixed_key_hash, S>(w.c, w.passes, opt.reps);
+            report(opt, w.name, "fixed_key", "garble", f.garble, f.and_gates, aes_rate / 4 / per, S);
+            report(opt, w.name, "fixed_key", "evaluate", f.evaluate, f.and_gates, aes_rate / 2 / per, S);
+        };
         for (const workload& w : cases) {
-            const result r = run<tandem::rekeyed_hash>(w.c, w.passes, opt.reps);
-            report(opt, w.name, "mitccr", "garble", r.garble, r.and_gates, aes_rate / 4);
-            report(opt, w.name, "mitccr", "evaluate", r.evaluate, r.and_gates, aes_rate / 2);
-            const result f = run<tandem::fixed_key_hash>(w.c, w.passes, opt.reps);
-            report(opt, w.name, "fixed_key", "garble", f.garble, f.and_gates, aes_rate / 4);
-            report(opt, w.name, "fixed_key", "evaluate", f.evaluate, f.and_gates, aes_rate / 2);
+            if (half) measure(w, std::integral_constant<scheme, scheme::half_gates>{});
+            if (three) measure(w, std::integral_constant<scheme, scheme::three_halves>{});
         }
     }
     if (!ran) {

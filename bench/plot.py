@@ -166,6 +166,7 @@ def label(app):
 
 def plot_garble(plt, records, out):
     rows = [r for r in records if r["bench"] == "garble" and r.get("phase") in ("garble", "evaluate")
+            and r.get("scheme", "half_gates") == "half_gates"
             and number(r, "and_per_s") is not None]
     if not rows:
         return None, "no bench_garble garbling lines"

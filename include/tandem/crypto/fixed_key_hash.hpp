@@ -35,8 +35,14 @@ template <class L, std::size_t Z, std::size_t C>
 [[gnu::always_inline]] inline void fixed_key_registers(const block* round, std::uint64_t first_tweak,
                                                        typename L::vec (&v)[C][Z]) noexcept {
     using vec = typename L::vec;
-    constexpr std::size_t G = L::registers >= 32 || Z * C <= 8 ? Z : (8 / C < 1 ? 1 : 8 / C);
-    static_assert(Z % G == 0, "fixed_key_registers: whole groups");
+    // Groups of at most eight registers of blocks, all of one size (the
+    // largest that divides Z: three-halves hashes 3·2^k blocks a batch).
+    constexpr std::size_t most = L::registers >= 32 || Z * C <= 8 ? Z : (8 / C < 1 ? 1 : 8 / C);
+    constexpr std::size_t G = [] {
+        std::size_t g = most;
+        while (Z % g != 0) --g;
+        return g;
+    }();
     vec rk[11];
     TANDEM_UNROLL
     for (int r = 0; r < 11; ++r) L::broadcast(rk[r], round[r]);

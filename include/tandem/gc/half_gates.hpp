@@ -231,13 +231,15 @@ public:
             const auto in = r.inputs_of(r.instances[first + m]);
             for (std::size_t s = 0; s < in.size(); ++s) local_[s * k + m] = outer[in[s]];
         }
-        // With VAES and whole registers of copies, the kernel reads the body's
-        // gates directly (vaes::quad_cursor); otherwise they are relocated.
-        const bool quads = k % 4 == 0 && tandem::detail::use_vaes();
+        // With VAES and whole registers of copies, a core with quad kernels
+        // (half-gates) reads the body's gates directly (vaes::quad_cursor);
+        // otherwise they are relocated.
+        const bool quads = Core::quad_kernels && k % 4 == 0 && tandem::detail::use_vaes();
         for (const level_range& lv : body.levels) {
             const std::size_t ands = std::size_t{lv.and_count()} * k;
             if (ands != 0 && quads) {
-                core.lockstep_ands(body.gates.data() + lv.and_begin, lv.and_count(), k, local_.data(), first_and);
+                if constexpr (Core::quad_kernels)
+                    core.lockstep_ands(body.gates.data() + lv.and_begin, lv.and_count(), k, local_.data(), first_and);
                 first_and += ands;
             } else if (ands != 0) {
                 if (relocated_.size() < ands) relocated_.resize(ands);
@@ -273,6 +275,8 @@ private:
 template <tweakable_hash Hash, table_sink Sink>
 class garbler_core final : public detail::step_runner<garbler_core<Hash, Sink>> {
 public:
+    static constexpr bool quad_kernels = true;  // lockstep_ands below
+
     garbler_core(block hash_start, block delta, Sink& sink) : hash_(hash_start), delta_(delta), sink_(sink) {}
 
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
@@ -339,6 +343,8 @@ private:
 template <tweakable_hash Hash, table_source Source>
 class evaluator_core final : public detail::step_runner<evaluator_core<Hash, Source>> {
 public:
+    static constexpr bool quad_kernels = true;
+
     evaluator_core(block hash_start, Source& source) : hash_(hash_start), source_(source) {}
 
     void ands(const gate* gates, detail::label_array& label, std::uint32_t begin, std::uint32_t end,

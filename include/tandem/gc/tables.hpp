@@ -13,6 +13,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 TANDEM_CRYPTO_BEGIN
@@ -27,6 +28,17 @@ concept table_sink = requires(S& s, const block* p, std::size_t n) { s.write(p, 
 template <class S>
 concept table_source = requires(S& s, std::size_t n) {
     { s.read(n) } -> std::same_as<const block*>;
+};
+
+/// Receives garbled tables as bytes, in order (three-halves: a group of ANDs'
+/// rows and control bits, gc/three_halves.hpp).
+template <class S>
+concept byte_sink = requires(S& s, const void* p, std::size_t n) { s.write_bytes(p, n); };
+
+/// Provides garbled tables as bytes: read_bytes(n) returns n consecutive bytes.
+template <class S>
+concept byte_source = requires(S& s, std::size_t n) {
+    { s.read_bytes(n) } -> std::same_as<const std::uint8_t*>;
 };
 
 /// Keeps every table in memory.
@@ -59,6 +71,40 @@ public:
 
 private:
     const block* p_;
+    std::size_t left_;
+};
+
+/// Keeps tables given as bytes in memory.
+class byte_buffer {
+public:
+    void write_bytes(const void* p, std::size_t n) {
+        const auto* b = static_cast<const std::uint8_t*>(p);
+        bytes_.insert(bytes_.end(), b, b + n);
+    }
+    const std::vector<std::uint8_t>& bytes() const noexcept { return bytes_; }
+    void clear() noexcept { bytes_.clear(); }
+    void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
+
+private:
+    std::vector<std::uint8_t> bytes_;
+};
+
+/// Reads tables as bytes from memory, checking that enough remain.
+class byte_reader {
+public:
+    explicit byte_reader(const std::vector<std::uint8_t>& bytes) noexcept : p_(bytes.data()), left_(bytes.size()) {}
+
+    const std::uint8_t* read_bytes(std::size_t n) {
+        if (n > left_) throw protocol_error("garbled tables ended early: the circuit needs more than were produced");
+        const std::uint8_t* r = p_;
+        p_ += n;
+        left_ -= n;
+        return r;
+    }
+    std::size_t remaining() const noexcept { return left_; }
+
+private:
+    const std::uint8_t* p_;
     std::size_t left_;
 };
 
