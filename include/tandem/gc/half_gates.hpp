@@ -262,6 +262,26 @@ public:
         return first_and;
     }
 
+    /// The XOR and NOT gates [begin, end) of c, in order; a NOT adds the
+    /// core's not_offset() (the garbler's Δ; the evaluator's zero block,
+    /// which the compiler folds away). Written out, not free_gate_value: that
+    /// template sits outside this header's target region, and the label
+    /// operations it calls were not inlined into it (bench_garble, AES
+    /// circuit: 0.79x).
+    void linear(const circuit_data& c, label_array& label, std::uint32_t begin, std::uint32_t end) final {
+        const block not_offset = static_cast<const Core&>(*this).not_offset();
+        for (std::uint32_t j = begin; j < end; ++j) {
+            const gate& g = c.gates[j];
+            static_assert(tandem::detail::free_kinds_are_xor_and_not, "give the new free kind its labels here");
+            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ not_offset;
+        }
+    }
+    /// The same for k interleaved copies (lockstep: slot s of copy m at s·k + m).
+    void linear(const circuit_data& c, label_array& label, std::uint32_t begin, std::uint32_t end,
+                std::uint32_t k) const {
+        linear_copies(c.gates.data(), label.data(), begin, end, k, static_cast<const Core&>(*this).not_offset());
+    }
+
 private:
     label_array local_;           // one instance's labels, or a lockstep group's, reused
     std::vector<gate> relocated_;  // a lockstep level's ANDs in the group's layout, reused
@@ -296,22 +316,8 @@ public:
         (void)gates, (void)w, (void)k, (void)label, (void)first_and;  // quads are VAES only
 #endif
     }
-    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin,
-                std::uint32_t end) override {
-        for (std::uint32_t j = begin; j < end; ++j) {
-            const gate& g = c.gates[j];
-            // Written out, not free_gate_value: that template sits outside
-            // this header's target region, and the label operations it calls
-            // were not inlined into it (bench_garble, AES circuit: 0.79x).
-            static_assert(tandem::detail::free_kinds_are_xor_and_not, "give the new free kind its labels here");
-            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta_;
-        }
-    }
-    /// The same for k interleaved copies (lockstep: slot s of copy m at s·k + m).
-    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-                std::uint32_t k) const {
-        detail::linear_copies(c.gates.data(), label.data(), begin, end, k, delta_);
-    }
+    /// What a NOT gate adds to its input's label (step_runner::linear).
+    block not_offset() const noexcept { return delta_; }
     /// Passes buffered tables on, if the sink buffers (channel_sink).
     void flush() override {
         if constexpr (requires { sink_.flush(); }) sink_.flush();
@@ -360,18 +366,7 @@ public:
         (void)gates, (void)w, (void)k, (void)label, (void)first_and;  // quads are VAES only
 #endif
     }
-    void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin,
-                std::uint32_t end) override {
-        for (std::uint32_t j = begin; j < end; ++j) {
-            const gate& g = c.gates[j];
-            static_assert(tandem::detail::free_kinds_are_xor_and_not, "give the new free kind its labels here");
-            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
-        }
-    }
-    static void linear(const circuit_data& c, detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-                       std::uint32_t k) {
-        detail::linear_copies(c.gates.data(), label.data(), begin, end, k, block());
-    }
+    static block not_offset() noexcept { return block(); }  // the evaluator's labels need no Δ
     void flush() override {}
 
 private:

@@ -328,18 +328,7 @@ public:
         detail::and_garbler<Hash, Sink> a{gates, hash_, dice_, sink_, label, offsets_, first_and};
         detail::run_groups(begin, end, a);
     }
-    void linear(const circuit_data& c, gc::detail::label_array& label, std::uint32_t begin,
-                std::uint32_t end) override {
-        for (std::uint32_t j = begin; j < end; ++j) {
-            const gate& g = c.gates[j];
-            static_assert(tandem::detail::free_kinds_are_xor_and_not, "give the new free kind its labels here");
-            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0] ^ delta_;
-        }
-    }
-    void linear(const circuit_data& c, gc::detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-                std::uint32_t k) const {
-        gc::detail::linear_copies(c.gates.data(), label.data(), begin, end, k, delta_);
-    }
+    block not_offset() const noexcept { return delta_; }  // step_runner::linear
     void flush() override {
         if constexpr (requires { sink_.flush(); }) sink_.flush();
     }
@@ -365,18 +354,7 @@ public:
         detail::and_evaluator<Hash, Source> a{gates, hash_, source_, label, first_and};
         detail::run_groups(begin, end, a);
     }
-    void linear(const circuit_data& c, gc::detail::label_array& label, std::uint32_t begin,
-                std::uint32_t end) override {
-        for (std::uint32_t j = begin; j < end; ++j) {
-            const gate& g = c.gates[j];
-            static_assert(tandem::detail::free_kinds_are_xor_and_not, "give the new free kind its labels here");
-            label[g.out] = g.kind == gate_kind::xor_gate ? label[g.in0] ^ label[g.in1] : label[g.in0];
-        }
-    }
-    static void linear(const circuit_data& c, gc::detail::label_array& label, std::uint32_t begin, std::uint32_t end,
-                       std::uint32_t k) {
-        gc::detail::linear_copies(c.gates.data(), label.data(), begin, end, k, block());
-    }
+    static block not_offset() noexcept { return block(); }
     void flush() override {}
 
 private:
