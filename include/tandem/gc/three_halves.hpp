@@ -321,22 +321,21 @@ public:
     static constexpr bool quad_kernels = false;  // lockstep groups relocate their gates
 
     garbler_core(block hash_start, block delta, block dicing_key, Sink& sink)
-        : hash_(hash_start), delta_(delta), offsets_(delta), dice_(dicing_key), sink_(sink) {}
+        : hash_(hash_start), offsets_(delta), dice_(dicing_key), sink_(sink) {}
 
     void ands(const gate* gates, gc::detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) override {
         detail::and_garbler<Hash, Sink> a{gates, hash_, dice_, sink_, label, offsets_, first_and};
         detail::run_groups(begin, end, a);
     }
-    block not_offset() const noexcept { return delta_; }  // step_runner::linear
+    block not_offset() const noexcept { return offsets_.d; }  // Δ: step_runner::linear
     void flush() override {
         if constexpr (requires { sink_.flush(); }) sink_.flush();
     }
 
 private:
     Hash hash_;
-    block delta_;
-    detail::offsets offsets_;
+    detail::offsets offsets_;  // Δ and the combinations of its halves
     dicing dice_;
     Sink& sink_;
 };
