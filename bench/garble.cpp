@@ -152,13 +152,13 @@ result run(const tandem::circuit<>& c, int passes, int reps) {
         for (int p = 0; p < passes; ++p) {
             tables.clear();
             bytes.clear();
-            const block hash_start = rng.next(), dicing_key = rng.next();
+            const block hash_start = rng.next();
             auto t0 = std::chrono::steady_clock::now();
             auto c0 = time_stamp();
             const gc::garbled_outputs g =
                 S == scheme::half_gates
                     ? gc::garble<Hash>(c, encoding, hash_start, tables, ands)
-                    : gc::three_halves::garble<Hash>(c, encoding, hash_start, dicing_key, bytes, ands);
+                    : gc::three_halves::garble<Hash>(c, encoding, hash_start, bytes, ands);
             auto c1 = time_stamp();
             auto t1 = std::chrono::steady_clock::now();
             gc::table_reader reader(tables.tables());

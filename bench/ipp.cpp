@@ -4,7 +4,8 @@
 // three applications of paper 001 §6.2 (BioMatch, MExp, MVMul), and BioMatch
 // as a streamed function ("biomatch-s": IPP planned segment by segment).
 //
-//   bench_ipp [--case ceiling|compute|all] [--hash rekeyed|fixed-key|both] [--threads N] [--reps N]
+//   bench_ipp [--case ceiling|compute|all] [--hash rekeyed|fixed-key|both]
+//             [--scheme half-gates|three-halves|both] [--threads N] [--reps N]
 //             [--only NAME[,NAME...]] [--quick] [--json]
 //   bench_ipp --case link --party alice|bob --host H --port P [--link NAME] [--pin CORE] [same options]
 //   bench_ipp --relay LISTEN_PORT TARGET_HOST TARGET_PORT --delay-us D
@@ -32,6 +33,7 @@
 
 #include "../examples/apps.hpp"
 
+#include <tandem/gc/three_halves.hpp>
 #include <tandem/tandem.hpp>
 
 #include <arpa/inet.h>
@@ -50,6 +52,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <tuple>
 
 namespace {
 
@@ -63,6 +66,7 @@ struct config {
     bench::options opt;
     std::string which = "all";
     std::vector<garbling_hash> hashes{garbling_hash::rekeyed};
+    std::vector<garbling_scheme> schemes{garbling_scheme::half_gates};
     std::string link = "loopback";
     std::string party;  // link case: alice or bob
     std::string host = "127.0.0.1";
@@ -82,55 +86,67 @@ struct costs {
 };
 
 template <class Hash>
-costs measure_costs(const app& a, int reps) {
+costs measure_costs(const app& a, int reps, garbling_scheme scheme) {
     const circuit_data& d = a.c.data();
     prg rng(block(5, 6));
     gc::encoding enc{rng.next() | block(0, 1), std::vector<block>(d.input_bits)};
     rng.fill(enc.zero_labels.data(), d.input_bits);
     const block start = rng.next();
     gc::table_buffer tables;
+    gc::byte_buffer bytes;  // three-halves'
     tables.reserve(2 * a.c.stats().and_gates);
+    if (scheme == garbling_scheme::three_halves) bytes.reserve(25 * a.c.stats().and_gates);
     std::vector<block> active(d.input_bits);
     for (std::uint32_t i = 0; i < d.input_bits; ++i) active[i] = enc.zero_labels[i] ^ (enc.delta & mask_of(i % 3 == 0));
     std::vector<double> g, e;
     for (int r = 0; r <= reps; ++r) {  // the first of each is a warm-up
         tables.clear();
+        bytes.clear();
+        const bool half = scheme == garbling_scheme::half_gates;
         auto t0 = clock_type::now();
-        (void)gc::garble<Hash>(a.c, enc, start, tables);
+        if (half) (void)gc::garble<Hash>(a.c, enc, start, tables);
+        else (void)gc::three_halves::garble<Hash>(a.c, enc, start, bytes);
         if (r > 0) g.push_back(since(t0));
         gc::table_reader source(tables.tables());
+        gc::byte_reader byte_source(bytes.bytes());
         t0 = clock_type::now();
-        (void)gc::evaluate<Hash>(a.c, start, source, active);
+        if (half) (void)gc::evaluate<Hash>(a.c, start, source, active);
+        else (void)gc::three_halves::evaluate<Hash>(a.c, start, byte_source, active);
         if (r > 0) e.push_back(since(t0));
     }
     const double ands = double(a.c.stats().and_gates);
     return {bench::median(g) / ands, bench::median(e) / ands};
 }
 
-costs measure(const app& a, garbling_hash h, int reps) {
-    return h == garbling_hash::rekeyed ? measure_costs<rekeyed_hash>(a, reps) : measure_costs<fixed_key_hash>(a, reps);
+costs measure(const app& a, garbling_hash h, garbling_scheme s, int reps) {
+    return h == garbling_hash::rekeyed ? measure_costs<rekeyed_hash>(a, reps, s)
+                                       : measure_costs<fixed_key_hash>(a, reps, s);
 }
 
 // ---- both parties: raw vs IPP over whatever link the session uses ---------------------
 
-/// For each app and hash: a session without and one with IPP, a warm-up run
-/// and --reps timed runs each; Alice prints. `open(options)` opens a session.
+/// For each scheme, hash and app: a session without and one with IPP, a
+/// warm-up run and --reps timed runs each; Alice prints. `open(options)`
+/// opens a session.
 int party_main(const config& c, const std::vector<app>& apps, const std::string& case_name,
                const std::function<session(const session_options&)>& open,
-               const std::function<costs(const app&, garbling_hash)>& ceiling) {
+               const std::function<costs(const app&, garbling_hash, garbling_scheme)>& ceiling) {
     const bool alice = c.party != "bob" && !c.is_child;
+    for (const garbling_scheme sc : c.schemes)
     for (const garbling_hash h : c.hashes) {
         if (alice && !c.opt.json)
-            std::printf("%s: raw Yao vs IPP, %s link, %s hash, %d worker%s per party%s, median of %d\n",
-                        case_name.c_str(), c.link.c_str(), hash_name(h).c_str(), c.opt.threads,
-                        c.opt.threads == 1 ? "" : "s", c.opt.threads == 1 ? "" : " and world", c.opt.reps);
+            std::printf("%s: raw Yao vs IPP, %s link, %s, %s hash, %d worker%s per party%s, median of %d\n",
+                        case_name.c_str(), c.link.c_str(), std::string(to_string(sc)).c_str(), hash_name(h).c_str(),
+                        c.opt.threads, c.opt.threads == 1 ? "" : "s", c.opt.threads == 1 ? "" : " and world",
+                        c.opt.reps);
         for (const app& a : apps) {
-            const costs cost = alice ? ceiling(a, h) : costs{};
+            const costs cost = alice ? ceiling(a, h, sc) : costs{};
             double raw = 0;
             for (const bool ipp : {false, true}) {
                 session_options o;
                 o.threads = static_cast<std::uint32_t>(c.opt.threads);
                 o.hash = h;
+                o.scheme = sc;
                 o.ipp = ipp;
                 o.timeout = std::chrono::minutes(5);
                 o.connect_timeout = std::chrono::minutes(2);
@@ -167,6 +183,7 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
                         .add("threads", c.opt.threads)
                         .add_string("link", c.link)
                         .add_string("hash", hash_name(h))
+                        .add_string("scheme", std::string(to_string(sc)))
                         .add("seconds", med)
                         .add("seconds_min", mn)
                         .add("reps", c.opt.reps)
@@ -202,6 +219,21 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
         }
     }
     return 0;
+}
+
+// ---- 64-bit products -----------------------------------------------------------------
+
+/// The sum of the K·K products of two vectors of 64-bit values (bench_two_party's mul64).
+template <std::size_t K>
+app products64(std::string name) {
+    using vec = std::array<secure_int<64>, K>;
+    const auto sum_of_products = [](const vec& x, const vec& y) {
+        secure_int<64> sum = 0;
+        for (std::size_t i = 0; i < K; ++i)
+            for (std::size_t j = 0; j < K; ++j) sum = sum + x[i] * y[j];
+        return sum;
+    };
+    return bench::make_app(std::move(name), compile(sum_of_products, input<party::alice, vec>, input<party::bob, vec>));
 }
 
 // ---- a streamed application -------------------------------------------------------
@@ -374,6 +406,13 @@ int main(int argc, char** argv) {
                 else if (h == "both") c.hashes = {garbling_hash::rekeyed, garbling_hash::fixed_key};
                 else throw std::invalid_argument("--hash must be rekeyed, fixed-key or both");
                 passthrough.insert(passthrough.end(), {"--hash", h});
+            } else if (a == "--scheme") {
+                const std::string h = value();
+                if (h == "half-gates") c.schemes = {garbling_scheme::half_gates};
+                else if (h == "three-halves") c.schemes = {garbling_scheme::three_halves};
+                else if (h == "both") c.schemes = {garbling_scheme::half_gates, garbling_scheme::three_halves};
+                else throw std::invalid_argument("--scheme must be half-gates, three-halves or both");
+                passthrough.insert(passthrough.end(), {"--scheme", h});
             } else if (a == "--link") {
                 c.link = value();
             } else if (a == "--party") {
@@ -414,18 +453,22 @@ int main(int argc, char** argv) {
         return 2;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
-                         "bench_ipp [--case ceiling|compute|link|all] [--hash rekeyed|fixed-key|both] [--link NAME] "
+                         "bench_ipp [--case ceiling|compute|link|all] [--hash rekeyed|fixed-key|both] "
+                         "[--scheme half-gates|three-halves|both] [--link NAME] "
                          "[--party alice|bob --host H --port P] [--pin CORE]");
     const std::string role = c.is_child || c.party == "bob" ? "bob" : "alice";
     try {
         std::vector<app> apps = make_apps(c.opt.quick);
         apps.push_back(c.opt.quick ? streamed_biomatch<128>("biomatch-s") : streamed_biomatch<512>("biomatch-s"));
+        // 64-bit products with no region (IPP runs them as raw Yao): the
+        // issue-56 shape besides BioMatch, where only the table bytes differ.
+        apps.push_back(c.opt.quick ? products64<4>("mul64") : products64<16>("mul64"));
         if (!c.only.empty())
             std::erase_if(apps, [&](const app& a) { return std::find(c.only.begin(), c.only.end(), a.name) == c.only.end(); });
-        std::map<std::pair<std::string, garbling_hash>, costs> measured;
-        const auto ceiling = [&](const app& a, garbling_hash h) {
-            const auto key = std::make_pair(a.name, h);
-            if (!measured.count(key)) measured[key] = measure(a, h, std::max(3, c.opt.reps));
+        std::map<std::tuple<std::string, garbling_hash, garbling_scheme>, costs> measured;
+        const auto ceiling = [&](const app& a, garbling_hash h, garbling_scheme s) {
+            const auto key = std::make_tuple(a.name, h, s);
+            if (!measured.count(key)) measured[key] = measure(a, h, s, std::max(3, c.opt.reps));
             return measured[key];
         };
         if (c.is_child) {  // compute case, bob: pinned to the second core
@@ -436,7 +479,7 @@ int main(int argc, char** argv) {
         }
         if (c.which == "link") {  // the ceiling is a compute-bound figure: not measured here
             if (c.pin >= 0) bench::pin_to_core(c.pin);
-            const auto none = [](const app&, garbling_hash) { return costs{}; };
+            const auto none = [](const app&, garbling_hash, garbling_scheme) { return costs{}; };
             if (c.party == "bob")
                 return party_main(c, apps, "link",
                                   [&](const session_options& o) { return session::connect(party::bob, c.host, c.port, o); },
@@ -449,12 +492,14 @@ int main(int argc, char** argv) {
         const bool all = c.which == "all";
         if (c.which == "ceiling" || all) {
             bench::pin_to_core(0);
+            for (const garbling_scheme sc : c.schemes)
             for (const garbling_hash h : c.hashes)
                 for (const app& a : apps) {
-                    const costs k = ceiling(a, h);
+                    const costs k = ceiling(a, h, sc);
                     if (c.opt.json)
                         std::cout << bench::record("ipp", "ceiling_" + a.name)
                                          .add_string("hash", hash_name(h))
+                                         .add_string("scheme", std::string(to_string(sc)))
                                          .add("seconds", k.garble * double(a.c.stats().and_gates))
                                          .add("seconds_min", k.garble * double(a.c.stats().and_gates))
                                          .add("reps", std::max(3, c.opt.reps))
@@ -465,8 +510,9 @@ int main(int argc, char** argv) {
                                          .json()
                                   << "\n";
                     else
-                        std::printf("ceiling %-9s %-9s G %6.2f ns/AND, E %6.2f ns/AND (E/G %.2f): 2G/(G+E) = %.3f\n",
-                                    a.name.c_str(), hash_name(h).c_str(), k.garble * 1e9, k.evaluate * 1e9,
+                        std::printf("ceiling %-9s %-9s %-12s G %6.2f ns/AND, E %6.2f ns/AND (E/G %.2f): 2G/(G+E) = %.3f\n",
+                                    a.name.c_str(), hash_name(h).c_str(), std::string(to_string(sc)).c_str(),
+                                    k.garble * 1e9, k.evaluate * 1e9,
                                     k.evaluate / k.garble, k.ceiling());
                 }
         }

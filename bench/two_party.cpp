@@ -4,6 +4,7 @@
 // port); it starts a copy of itself as Bob (evaluator) and prints the figures.
 //
 //   bench_two_party [--case setup|mul64|aes|aes-batch|mvmul|millionaires|cot|all[,...]] [--hash rekeyed|fixed-key]
+//                   [--scheme half-gates|three-halves]
 //                   [--seal | --tls] [--resume] [--reps N] [--quick] [--json]
 //
 // Cases (paper 001 §6.2 and issue 4):
@@ -28,9 +29,12 @@
 #include "common.hpp"
 #include "processes.hpp"
 
+#include <tandem/gc/three_halves.hpp>
 #include <tandem/tandem.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <random>
@@ -47,6 +51,7 @@ struct config {
     bool is_bob = false;
     std::uint16_t port = 0;
     garbling_hash hash = garbling_hash::rekeyed;
+    garbling_scheme scheme = garbling_scheme::half_gates;
     bool seal = false;
     bool tls = false;
     bool resume = false;
@@ -55,6 +60,7 @@ struct config {
     session_options session() const {
         session_options o;
         o.hash = hash;
+        o.scheme = scheme;
         if (resume && is_bob) o.ticket = slot;
         if (resume && !is_bob) o.ticket_store = store;
         if (tls) {
@@ -105,6 +111,7 @@ void report(const config& c, const std::string& name, const measured& m, std::ui
                          .add("garble_only_and_per_s", m.and_gates / garble_seconds)
                          .add("threads", 1)
                          .add_string("hash", c.hash == garbling_hash::rekeyed ? "rekeyed" : "fixed-key")
+                         .add_string("scheme", std::string(to_string(c.scheme)))
                          .add("peak_rss_bytes", bench::peak_rss_bytes())
                          .json()
                   << "\n";
@@ -141,22 +148,40 @@ measured time_runs(session& s, int reps, std::uint64_t runs, std::uint64_t and_g
 }
 
 /// Garbling alone, tables discarded (folded into a checksum), with the
-/// session's hash: the bound the network run is compared with. Alice's side only.
+/// session's hash and scheme: the bound the network run is compared with.
+/// Alice's side only.
 struct folding_sink {
     block sum;
     void write(const block* p, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) sum ^= p[i];
     }
+    void write_bytes(const void* p, std::size_t n) {
+        const auto* b = static_cast<const unsigned char*>(p);
+        std::uint64_t fold = 0;
+        for (std::size_t i = 0; i < n; i += 8) {
+            std::uint64_t w = 0;
+            std::memcpy(&w, b + i, std::min<std::size_t>(8, n - i));
+            fold ^= w;
+        }
+        sum ^= block(0, fold);
+    }
 };
 volatile std::uint64_t sink_checksum = 0;  // keeps the discarded tables observable
-double garble_only_seconds(const circuit<>& c, int reps, garbling_hash hash) {
+template <class Hash>
+void garble_once(const circuit<>& c, garbling_scheme scheme, prg& rng, folding_sink& sink) {
+    if (scheme == garbling_scheme::half_gates) return (void)gc::garble<Hash>(c, rng, sink);
+    gc::encoding e{rng.next() | block(0, 1), std::vector<block>(c.data().input_bits)};
+    rng.fill(e.zero_labels.data(), e.zero_labels.size());
+    (void)gc::three_halves::garble<Hash>(c, e, rng.next(), sink);
+}
+double garble_only_seconds(const circuit<>& c, const config& conf) {
     prg rng(block(1, 2));
     std::vector<double> t;
-    for (int r = 0; r < std::max(reps, 1); ++r) {
+    for (int r = 0; r < std::max(conf.opt.reps, 1); ++r) {
         folding_sink sink;
         const auto t0 = clock_type::now();
-        if (hash == garbling_hash::rekeyed) gc::garble<rekeyed_hash>(c, rng, sink);
-        else gc::garble<fixed_key_hash>(c, rng, sink);
+        if (conf.hash == garbling_hash::rekeyed) garble_once<rekeyed_hash>(c, conf.scheme, rng, sink);
+        else garble_once<fixed_key_hash>(c, conf.scheme, rng, sink);
         t.push_back(since(t0));
         sink_checksum = sink_checksum ^ sink.sum.low();
     }
@@ -196,7 +221,7 @@ void bench_mul64(const config& c, session& s) {
     check(s, got, expected, "mul64");
     if (s.me() == party::alice)
         report(c, "mul64", m, 1, std::to_string(K * K) + " multiplications, " + std::to_string(circ.stats().and_depth) +
-                                     " AND levels", garble_only_seconds(circ, c.opt.reps, c.hash));
+                                     " AND levels", garble_only_seconds(circ, c));
 }
 
 void bench_aes(const config& c, session& s) {
@@ -212,7 +237,7 @@ void bench_aes(const config& c, session& s) {
     });
     check(s, got, expected, "aes");
     if (s.me() == party::alice) report(c, "aes", m, runs, std::to_string(runs) + " runs of AES-128 per repetition",
-                                      garble_only_seconds(aes, c.opt.reps, c.hash));
+                                      garble_only_seconds(aes, c));
 }
 
 void bench_aes_batch(const config& c, session& s) {
@@ -230,7 +255,7 @@ void bench_aes_batch(const config& c, session& s) {
     for (const auto& g : got) check(s, g, expected, "aes-batch");
     if (s.me() == party::alice)
         report(c, "aes-batch", m, runs, "one batch of " + std::to_string(runs) + " AES-128 runs per repetition",
-               garble_only_seconds(aes, c.opt.reps, c.hash));
+               garble_only_seconds(aes, c));
 }
 
 void bench_mvmul(const config& c, session& s) {
@@ -260,7 +285,7 @@ void bench_mvmul(const config& c, session& s) {
     });
     check(s, got, expected, "mvmul");
     if (s.me() == party::alice)
-        report(c, "mvmul", m, 1, "16x16 by 16, 64-bit", garble_only_seconds(circ, c.opt.reps, c.hash));
+        report(c, "mvmul", m, 1, "16x16 by 16, 64-bit", garble_only_seconds(circ, c));
 }
 
 void bench_millionaires(const config& c, session& s) {
@@ -271,7 +296,7 @@ void bench_millionaires(const config& c, session& s) {
         got = s.run(circ, s.me() == party::alice ? 1'000'000 : 999'999);
     });
     check(s, got, true, "millionaires");
-    if (s.me() == party::alice) report(c, "millionaires", m, 1, "32-bit", garble_only_seconds(circ, c.opt.reps, c.hash));
+    if (s.me() == party::alice) report(c, "millionaires", m, 1, "32-bit", garble_only_seconds(circ, c));
 }
 
 void bench_cot(const config& c, session& s) {
@@ -381,6 +406,14 @@ int main(int argc, char** argv) {
             }
             c.hash = h == "rekeyed" ? garbling_hash::rekeyed : garbling_hash::fixed_key;
             passthrough.insert(passthrough.end(), {"--hash", h});
+        } else if (a == "--scheme" && i + 1 < argc) {
+            const std::string h = argv[++i];
+            if (h != "half-gates" && h != "three-halves") {
+                std::cerr << "bench_two_party: --scheme must be half-gates or three-halves\n";
+                return 2;
+            }
+            c.scheme = h == "half-gates" ? garbling_scheme::half_gates : garbling_scheme::three_halves;
+            passthrough.insert(passthrough.end(), {"--scheme", h});
         } else if (a == "--seal") {
             c.seal = true;
             passthrough.push_back(a);
@@ -410,7 +443,8 @@ int main(int argc, char** argv) {
         begin = end + 1;
     }
     c.opt = bench::parse(static_cast<int>(common.size()), common.data(),
-                         "bench_two_party [--case <name>] [--hash rekeyed|fixed-key] [--seal | --tls]");
+                         "bench_two_party [--case <name>] [--hash rekeyed|fixed-key] "
+                         "[--scheme half-gates|three-halves] [--seal | --tls]");
     if (c.seal && c.tls) {
         std::cerr << "bench_two_party: --seal or --tls, not both\n";
         return 2;

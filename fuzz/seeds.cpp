@@ -284,11 +284,14 @@ void tables_seeds(seed_writer& out) {
         const std::uint64_t first_and = (config & 4) != 0 ? ~std::uint64_t{0} - 40 : 0;
         prg rng(block(0x7ab1e5, config));
         gc::table_buffer tables;
+        gc::byte_buffer three_halves_tables;
         const gc::garbling g = [&] {
             gc::encoding enc{rng.next() | block(0, 1), std::vector<block>(c.data().input_bits)};
             rng.fill(enc.zero_labels.data(), enc.zero_labels.size());
             const block start = rng.next();
-            gc::garbled_outputs o = gc::garble<Hash>(c, enc, start, tables, first_and);
+            gc::garbled_outputs o =
+                (config & 16) != 0 ? gc::three_halves::garble<Hash>(c, enc, start, three_halves_tables, first_and)
+                                   : gc::garble<Hash>(c, enc, start, tables, first_and);
             return gc::garbling{std::move(o), std::move(enc), start};
         }();
         bytes in{config};
@@ -301,6 +304,7 @@ void tables_seeds(seed_writer& out) {
         for (std::uint32_t k = 0; k < 16; ++k) put(g.input.label(k, (a >> k & 1) != 0));
         for (std::uint32_t k = 0; k < 16; ++k) put(g.input.label(16 + k, (b >> k & 1) != 0));
         for (const block& t : tables.tables()) put(t);
+        in.insert(in.end(), three_halves_tables.bytes().begin(), three_halves_tables.bytes().end());
         return in;
     };
     out.write("tables", "rekeyed-memory", seed.operator()<rekeyed_hash>(0, 12345, 678));
@@ -308,6 +312,10 @@ void tables_seeds(seed_writer& out) {
     out.write("tables", "rekeyed-channel", seed.operator()<rekeyed_hash>(2, 1, 0));
     out.write("tables", "rekeyed-memory-wrapping-tweaks", seed.operator()<rekeyed_hash>(4, 300, 301));
     out.write("tables", "rekeyed-memory-aesni", seed.operator()<rekeyed_hash>(8, 4321, 8765));
+    out.write("tables", "three-halves-rekeyed-memory", seed.operator()<rekeyed_hash>(16, 2024, 7));
+    out.write("tables", "three-halves-fixed-key-channel", seed.operator()<fixed_key_hash>(16 | 2 | 1, 65535, 3));
+    out.write("tables", "three-halves-rekeyed-channel-wrapping-aesni",
+              seed.operator()<rekeyed_hash>(16 | 8 | 4 | 2, 99, 65000));
 }
 
 /// The bytes an honest peer writes to the OT harness's party for cfg.

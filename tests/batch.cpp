@@ -2,7 +2,7 @@
 // batched circuit (circuit/batch.hpp) validates and computes each set's
 // outputs in order; two sessions over the in-memory pair get plaintext's
 // results for every set (typed and untyped; 1 and 2 threads, with and
-// without IPP, both hashes, every reveal); runs and batches mix in one
+// without IPP, both hashes, both garbling schemes, every reveal); runs and batches mix in one
 // session; mismatched batch sizes fail both sides with a message saying so.
 #include "memory_sessions.hpp"
 #include "random_inputs.hpp"
@@ -60,13 +60,24 @@ auto bob_only() {
                    input<party::bob, secure_uint<8>>, input<party::bob, secure_bit>);
 }
 
-session_options options(std::uint32_t threads, bool ipp, garbling_hash hash = garbling_hash::rekeyed) {
+session_options options(std::uint32_t threads, bool ipp, garbling_hash hash = garbling_hash::rekeyed,
+                        garbling_scheme scheme = garbling_scheme::half_gates) {
     session_options o = with_threads(threads);
     o.ipp = ipp;
     o.ipp_min_ands = 1;  // split even small batches between the parties
     o.hash = hash;
+    o.scheme = scheme;
     return o;
 }
+
+/// The hashes and schemes a test runs under: both hashes with half-gates, and three-halves.
+struct garbling {
+    garbling_hash hash;
+    garbling_scheme scheme;
+};
+constexpr garbling garblings[] = {{garbling_hash::rekeyed, garbling_scheme::half_gates},
+                                  {garbling_hash::fixed_key, garbling_scheme::half_gates},
+                                  {garbling_hash::rekeyed, garbling_scheme::three_halves}};
 
 std::size_t extra_links(const session_options& o) { return o.threads - 1 + (o.ipp ? o.threads : 0); }
 
@@ -169,11 +180,11 @@ TEST_CASE("batch.typed_results_equal_plaintext") {
     const auto c = millionaires();
     for (std::uint32_t threads : {1u, 2u})
         for (bool ipp : {false, true})
-            for (garbling_hash hash : {garbling_hash::rekeyed, garbling_hash::fixed_key})
+            for (const garbling g : garblings)
                 for (std::size_t n : {1, 2, 100}) {
                     const std::uint64_t seed = 1600 + n;
-                    INFO("threads " << threads << ", ipp " << ipp << ", hash " << to_string(hash) << ", " << n
-                                    << " sets, seed " << seed);
+                    INFO("threads " << threads << ", ipp " << ipp << ", hash " << to_string(g.hash) << ", "
+                                    << to_string(g.scheme) << ", " << n << " sets, seed " << seed);
                     std::mt19937_64 rng(seed);
                     std::vector<std::int32_t> a(n), b(n);
                     for (auto& x : a) x = static_cast<std::int32_t>(rng());
@@ -181,7 +192,7 @@ TEST_CASE("batch.typed_results_equal_plaintext") {
                     b[0] = a[0];  // equal values: a > b is false
                     std::vector<bool> got_a, got_b;
                     rethrow(two_party(
-                        options(threads, ipp, hash), [&](session& s) { got_a = s.run_batch(c, a); },
+                        options(threads, ipp, g.hash, g.scheme), [&](session& s) { got_a = s.run_batch(c, a); },
                         [&](session& s) { got_b = s.run_batch(c, b); }));
                     REQUIRE(got_a.size() == n);
                     CHECK(got_b == got_a);

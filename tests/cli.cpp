@@ -392,11 +392,14 @@ TEST_CASE("cli: --local with options: reveal, threads, IPP, stream, hash, JSON")
          {std::vector<std::string>{"--threads", "2"}, {"--ipp", "--threads", "2"}, {"--stream"},
           {"--stream", "--segment-ands", "64"}, {"--hash", "fixed-key"}, {"--malicious"},
           {"--malicious", "--stream", "--segment-ands", "2000"}, {"--malicious", "--threads", "2"},
-          {"--malicious", "--silent-ot"}}) {
+          {"--malicious", "--silent-ot"}, {"--scheme", "three-halves"},
+          {"--scheme", "three-halves", "--ipp", "--threads", "2"}, {"--scheme", "three-halves", "--stream"}}) {
         std::vector<std::string> args{"run", aes_file, "--local", "--input", key_c1, block_c1};
         args.insert(args.end(), extra.begin(), extra.end());
         const result r = run(args);
-        INFO(extra.front());
+        std::string line;
+        for (const auto& a : extra) line += " " + a;
+        INFO(line);
         CHECK(r.status == 0);
         CHECK(output_value(r.out, 0, "alice") == cipher_c1);
         CHECK(output_value(r.out, 0, "bob") == cipher_c1);
@@ -468,6 +471,19 @@ TEST_CASE("cli: stats of the Bristol AES file, as text and JSON") {
     CHECK(contains(ran.out, "\"party\":\"alice\",\"circuit\":\"" + aes_file +
                                 "\",\"outputs\":[\"" + cipher_c1 + "\"],\"and_gates\":6400,\"bytes_sent\":208974,"
                                 "\"bytes_received\":4166"));
+    // With three-halves: its tables' bytes, a run's exactly (one worker, no regions), 24.6 per AND.
+    const result three = run({"stats", aes_file, "--json", "--scheme", "three-halves"});
+    CHECK(three.status == 0);
+    CHECK(contains(three.out, "\"scheme\":\"three-halves\""));
+    const std::string key = "\"bytes_garbler_to_evaluator\":";
+    const std::size_t at = three.out.find(key);
+    REQUIRE(at != std::string::npos);
+    const std::uint64_t bytes = std::stoull(three.out.substr(at + key.size()));
+    CHECK(bytes - (208974 - 32 * 6400) <= 6400 * 247 / 10);
+    const result ran_three =
+        run({"run", aes_file, "--local", "--json", "--scheme", "three-halves", "--input", key_c1, block_c1});
+    CHECK(ran_three.status == 0);
+    CHECK(contains(ran_three.out, "\"and_gates\":6400,\"bytes_sent\":" + std::to_string(bytes) + ","));
 }
 
 TEST_CASE("cli: bad arguments, files and values: one line, exit status 2, nothing run") {
@@ -495,6 +511,11 @@ TEST_CASE("cli: bad arguments, files and values: one line, exit status 2, nothin
         {{"run", "add8", "--local", "--malicious", "--ipp", "--input", "1", "2"}, "drop --ipp"},
         {{"run", "add8", "--party", "alice", "--malicious", "--input", "1"}, "--malicious encrypts its links"},
         {{"run", "add8", "--local", "--silent-ot", "--input", "1", "2"}, "add --malicious"},
+        {{"run", "add8", "--local", "--malicious", "--scheme", "three-halves", "--input", "1", "2"},
+         "no authenticated three-halves construction"},
+        {{"run", "add8", "--local", "--scheme", "thirds", "--input", "1", "2"},
+         "--scheme takes half-gates or three-halves"},
+        {{"plain", "add8", "--scheme", "three-halves", "--input", "1", "2"}, "--scheme is an option of run and stats"},
         {{"stats", "aes128", "--input", "1"}, "--input is an option of run and plain"},
         {{"stats", "no-such-thing"}, "neither a readable file nor a built-in"},
         {{"plain", (dir / "broken.txt").string(), "--input", "1", "2"}, "broken.txt:6: wire 2 is used before it is set"},

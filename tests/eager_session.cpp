@@ -2,7 +2,7 @@
 // (streamed_function::eager, session/eager_stream.hpp): the minimum, a
 // function with products, squares, a mid-run open and results for one party
 // only, and the edit distance equal plain C++ for several segment sizes, both
-// hashes and thread counts, mixed with levelled and compiled runs in one
+// hashes, both garbling schemes and thread counts, mixed with levelled and compiled runs in one
 // session, pipelined on one side, both or neither; a peer running the other
 // mode, or another program, is named; a function that throws ends both
 // sides; regions run inline; the default is chosen by the session; what the
@@ -72,12 +72,16 @@ std::tuple<std::uint32_t, std::uint32_t> products_plain(const std::vector<std::u
 
 TEST_CASE("eager_session.garbled_as_made_equals_plain_cpp") {
     for (const std::uint64_t seed : {31, 32}) {
-        for (const auto hash : {garbling_hash::rekeyed, garbling_hash::fixed_key}) {
+        for (const auto& g : {std::pair{garbling_hash::rekeyed, garbling_scheme::half_gates},
+                              std::pair{garbling_hash::fixed_key, garbling_scheme::half_gates},
+                              std::pair{garbling_hash::rekeyed, garbling_scheme::three_halves}}) {
+            const garbling_hash hash = g.first;  // (Clang 14 cannot capture structured bindings)
+            const garbling_scheme scheme = g.second;
             const std::uint32_t threads = seed == 31 ? 1u : 2u;  // an eager run uses the main link only
             // Gates handed to a thread of their own (pipelined_sink) on one side or both: the protocol is the same.
             const bool alice_pipelines = seed == 32, bob_pipelines = seed == 32 && hash == garbling_hash::fixed_key;
-            INFO("seed " << seed << ", hash " << to_string(hash) << ", threads " << threads << ", pipelined "
-                         << alice_pipelines << bob_pipelines);
+            INFO("seed " << seed << ", hash " << to_string(hash) << ", " << to_string(scheme) << ", threads "
+                         << threads << ", pipelined " << alice_pipelines << bob_pipelines);
             std::mt19937_64 rng(seed);
             const auto a = random_values(rng, 700, 1u << 20), b = random_values(rng, 900, 1u << 20);
             std::vector<std::uint32_t> both(a);
@@ -90,6 +94,7 @@ TEST_CASE("eager_session.garbled_as_made_equals_plain_cpp") {
                                          input<party::bob, u<32>>);
             session_options oa = with_threads(threads);
             oa.hash = hash;
+            oa.scheme = scheme;
             session_options ob = oa;
             oa.pipeline_streams = alice_pipelines;
             ob.pipeline_streams = bob_pipelines;

@@ -1,6 +1,7 @@
 // Fault matrix (issue 13, item 6): {kill, freeze, close, flip one byte,
-// truncate} x {handshake, base OT, OT extension, tables, IPP transfer,
-// outputs, streamed segment, IPP in a streamed segment} x {alice, bob} x
+// truncate} x {handshake, base OT, OT extension, tables (half-gates and
+// three-halves), IPP transfer, outputs, streamed segment, IPP in a streamed
+// segment} x {alice, bob} x
 // {1, 2 threads}, and in security::malicious (issue 30; threads 1) x
 // {authenticated bits' set-up, AND triples, function-dependent
 // preprocessing, online phase}, each located from the first run's
@@ -251,10 +252,11 @@ auto small_circuit() {
                    input<party::bob, u32>);
 }
 
-enum class kind { compiled, ipp, streamed, streamed_ipp, malicious };
+enum class kind { compiled, ipp, streamed, streamed_ipp, malicious, three_halves };
 const char* name_of(kind k) {
     switch (k) {
     case kind::compiled: return "compiled";
+    case kind::three_halves: return "compiled, garbling_scheme::three_halves";
     case kind::malicious: return "compiled, security::malicious";
     case kind::ipp: return "ipp";
     case kind::streamed: return "streamed";
@@ -269,6 +271,7 @@ enum class phase {
     base_ot,
     ot_extension,
     tables,
+    three_halves_tables,  // the same run's tables garbled with three-halves
     ipp_transfer,
     outputs,
     segment,
@@ -287,6 +290,7 @@ const char* name_of(phase p) {
     case phase::base_ot: return "base OT";
     case phase::ot_extension: return "OT extension";
     case phase::tables: return "tables";
+    case phase::three_halves_tables: return "three-halves tables";
     case phase::ipp_transfer: return "IPP transfer";
     case phase::outputs: return "outputs";
     case phase::segment: return "streamed segment";
@@ -302,6 +306,7 @@ bool malicious_phase(phase p) { return p >= phase::auth_setup; }
 kind kind_of(phase p) {
     switch (p) {
     case phase::ipp_transfer: return kind::ipp;
+    case phase::three_halves_tables: return kind::three_halves;
     case phase::segment: return kind::streamed;
     case phase::ipp_segment: return kind::streamed_ipp;
     case phase::auth_setup:
@@ -371,6 +376,7 @@ session_options options_for(kind k, std::uint32_t threads) {
     o.timeout = fault_timeout;
     if (uses_ipp(k)) o.ipp = true, o.ipp_min_ands = 1;
     if (k == kind::malicious) o.security = security::malicious, o.allow_plain_links = true;
+    if (k == kind::three_halves) o.scheme = garbling_scheme::three_halves;
     return o;
 }
 
@@ -383,7 +389,7 @@ std::function<void(session&)> body(kind k, party me, std::atomic<bool>& wrong,
     return [k, me, &wrong, after_run](session& s) {
         const programs& P = progs();
         for (int r = 0; r < 2; ++r) {
-            if (k == kind::compiled || k == kind::malicious) {
+            if (k == kind::compiled || k == kind::malicious || k == kind::three_halves) {
                 const auto got = me == party::alice ? s.run(P.compiled, P.a) : s.run(P.compiled, P.b);
                 if (got != P.compiled.eval_plain(P.a, P.b)) wrong = true;
             } else if (k == kind::ipp) {
@@ -484,7 +490,8 @@ target locate(phase ph, party who, std::uint32_t threads, const calibration& cal
         REQUIRE(at < cal.run_b - 16 * live);  // before Bob's output labels
         return {who, 0, alice ? direction::recv : direction::send, at};
     }
-    case phase::tables: {
+    case phase::tables:
+    case phase::three_halves_tables: {
         const std::uint64_t live = detail::live_outputs(P.compiled_bits.data()).size();
         const std::uint64_t begin = cal.setup_a + run_header_bytes + 16 + 16 * 32;  // hash start, her 32 labels
         const std::uint64_t end = cal.run_a - 16 * live;
@@ -580,14 +587,16 @@ bool settles(std::size_t fds) {
 
 TEST_CASE("faults.matrix") {
     const std::array<fault, 5> faults{fault::kill, fault::freeze, fault::close, fault::flip, fault::truncate};
-    const std::array<phase, 12> phases{phase::handshake,    phase::base_ot,   phase::ot_extension, phase::tables,
-                                       phase::ipp_transfer, phase::outputs,   phase::segment,      phase::ipp_segment,
-                                       phase::auth_setup,   phase::triples,   phase::dependent,    phase::online};
+    const std::array<phase, 13> phases{
+        phase::handshake, phase::base_ot, phase::ot_extension, phase::tables,     phase::three_halves_tables,
+        phase::ipp_transfer, phase::outputs, phase::segment,   phase::ipp_segment, phase::auth_setup,
+        phase::triples,   phase::dependent, phase::online};
     (void)progs();
     std::size_t cases = 0, flips_correct = 0;
     for (const std::uint32_t threads : {1u, 2u}) {
-        std::array<std::optional<calibration>, 5> cal;
-        for (const kind k : {kind::compiled, kind::ipp, kind::streamed, kind::streamed_ipp, kind::malicious}) {
+        std::array<std::optional<calibration>, 6> cal;
+        for (const kind k :
+             {kind::compiled, kind::ipp, kind::streamed, kind::streamed_ipp, kind::malicious, kind::three_halves}) {
             if (k == kind::malicious && threads > 1) continue;  // malicious sessions run one thread for now
             INFO("calibrating " << name_of(k) << ", threads " << threads);
             cal[static_cast<int>(k)] = calibrate(k, threads);

@@ -86,11 +86,11 @@ TEST_CASE("secret_independence.three_halves_kernels") {
         const std::uint32_t n = c.data().input_bits;
         gc::encoding input{rng.next() | block(0, 1), std::vector<block>(n)};
         rng.fill(input.zero_labels.data(), n);
-        const block hash_start = detail::declassified(rng.next()), dicing_key = rng.next();
+        const block hash_start = detail::declassified(rng.next());
         gc::byte_buffer tables;
         const gc::garbled_outputs g =
-            fixed ? gc::three_halves::garble<fixed_key_hash>(c, input, hash_start, dicing_key, tables)
-                  : gc::three_halves::garble<rekeyed_hash>(c, input, hash_start, dicing_key, tables);
+            fixed ? gc::three_halves::garble<fixed_key_hash>(c, input, hash_start, tables)
+                  : gc::three_halves::garble<rekeyed_hash>(c, input, hash_start, tables);
         std::vector<block> active;
         const std::uint16_t xs = secret(x), ys = secret(y);
         for (std::uint32_t k = 0; k < 16; ++k) active.push_back(input.label(k, ((xs >> k) & 1) != 0));

@@ -1,6 +1,6 @@
 // Streamed runs between two sessions over in-memory links
 // (session/stream.hpp): garbled == plaintext == C++ for several segment
-// sizes, both hashes and thread counts, several runs per session mixed with
+// sizes, both hashes, both garbling schemes and thread counts, several runs per session mixed with
 // compiled ones; results and opened values reach only whom they are for;
 // mismatched programs fail at the first differing segment; a cut link fails
 // both sides quickly; progress is reported.
@@ -42,9 +42,14 @@ std::string thrown_message(const std::exception_ptr& e) { return message_of(e); 
 
 TEST_CASE("stream_session.minimum_and_edit_distance_equal_plaintext") {
     for (const std::uint64_t seed : {11, 12}) {
-        for (const auto hash : {garbling_hash::rekeyed, garbling_hash::fixed_key}) {
+        for (const auto& g : {std::pair{garbling_hash::rekeyed, garbling_scheme::half_gates},
+                              std::pair{garbling_hash::fixed_key, garbling_scheme::half_gates},
+                              std::pair{garbling_hash::rekeyed, garbling_scheme::three_halves}}) {
+            const garbling_hash hash = g.first;  // (Clang 14 cannot capture structured bindings)
+            const garbling_scheme scheme = g.second;
             for (const std::uint32_t threads : {1u, 2u}) {
-                INFO("seed " << seed << ", hash " << to_string(hash) << ", threads " << threads);
+                INFO("seed " << seed << ", hash " << to_string(hash) << ", " << to_string(scheme) << ", threads "
+                             << threads);
                 std::mt19937_64 rng(seed);
                 const auto a = random_values(rng, 1500, 1u << 20), b = random_values(rng, 1700, 1u << 20);
                 std::vector<std::uint32_t> both(a);
@@ -54,6 +59,7 @@ TEST_CASE("stream_session.minimum_and_edit_distance_equal_plaintext") {
                 const std::uint32_t expected_edit = apps::edit_distance_plain(sa, sb);
                 session_options o = with_threads(threads);
                 o.hash = hash;
+                o.scheme = scheme;
                 o.pipeline_streams = threads == 2 || seed == 12;  // recorded while the last segment runs
                 // Seed 11 levelled; seed 12 the session's choice (eager on one thread, levelled on two).
                 const std::optional<bool> levelled_or_default = seed == 11 ? std::optional<bool>(false) : std::nullopt;

@@ -41,9 +41,9 @@ garbled garble_with(const circuit<>& c, std::uint64_t seed) {
     const std::uint32_t n = c.data().input_bits;
     gc::encoding input{rng.next() | block(0, 1), std::vector<block>(n)};
     rng.fill(input.zero_labels.data(), n);
-    const block hash_start = rng.next(), dicing_key = rng.next();
+    const block hash_start = rng.next();
     gc::byte_buffer tables;
-    gc::garbled_outputs out = th::garble<Hash>(c, input, hash_start, dicing_key, tables);
+    gc::garbled_outputs out = th::garble<Hash>(c, input, hash_start, tables);
     return {gc::garbling{std::move(out), std::move(input), hash_start}, tables.bytes()};
 }
 
@@ -221,7 +221,7 @@ TEST_CASE("three_halves.misuse") {
                                 input<party::alice, secure_uint<8>>, input<party::bob, secure_uint<8>>);
     gc::encoding bad{block(1, 2), std::vector<block>(16)};  // lsb(Δ) = 0
     gc::byte_buffer tables;
-    CHECK_THROWS_AS(th::garble(c, bad, block(), block(), tables), usage_error);
+    CHECK_THROWS_AS(th::garble(c, bad, block(), tables), usage_error);
     // Tables cut short: a protocol_error, not a read past the end.
     const garbled gb = garble_with<rekeyed_hash>(c, 1);
     std::vector<std::uint8_t> short_tables(gb.tables.begin(), gb.tables.end() - 1);

@@ -8,7 +8,8 @@
 //                 twice on seeded random inputs, and the streamed BioMatch:
 //                 every result must equal plaintext on both parties. With
 //                 --ipp yes, the same with IPP: both worlds on every rank,
-//                 regions of 1,000 ANDs and more cut between them.
+//                 regions of 1,000 ANDs and more cut between them. With
+//                 --scheme three-halves, garbled with three-halves.
 //                 With --security malicious, the same with authenticated
 //                 garbling on links sealed with a pre-shared key: every rank
 //                 makes AND triples on its own link.
@@ -135,7 +136,7 @@ int main(int argc, char** argv) {
     mpi::environment env(argc, argv);
     party me = party::alice;
     std::string what = "apps";
-    bool expect_failure = false, ipp = false, malicious = false;
+    bool expect_failure = false, ipp = false, malicious = false, three_halves = false;
     int port = 0, die_rank = -1, stall_rank = -1;
     long timeout_ms = 5000, die_after_ms = 1000, peer_dies_after_ms = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -151,6 +152,7 @@ int main(int argc, char** argv) {
         else if (a == "--expect-failure") expect_failure = v == "yes";
         else if (a == "--ipp") ipp = v == "yes";
         else if (a == "--security") malicious = v == "malicious";
+        else if (a == "--scheme") three_halves = v == "three-halves";
     }
     const mpi::ranks r;
     const char* name = me == party::alice ? "alice" : "bob";
@@ -159,6 +161,7 @@ int main(int argc, char** argv) {
     o.connect_timeout = std::chrono::seconds(30);
     o.ipp = ipp;
     o.ipp_min_ands = 1000;
+    if (three_halves) o.scheme = garbling_scheme::three_halves;
     if (malicious) {
         o.security = security::malicious;
         net::key_bytes psk{};  // a fixed test key: both parties' jobs must hold the same one

@@ -294,6 +294,7 @@ int cmd_run_local(const options& o, const char* self) {
     if (o.session.malicious_ot == tandem::cot_extension::silent) add({"--silent-ot"});
     if (o.stream) add({"--stream", "--segment-ands", std::to_string(o.segment_ands)});
     if (o.session.hash == tandem::garbling_hash::fixed_key) add({"--hash", "fixed-key"});
+    if (o.session.scheme == tandem::garbling_scheme::three_halves) add({"--scheme", "three-halves"});
     if (!o.psk_file.empty()) add({"--psk", o.psk_file});
     add({"--output", o.output == output_format::hex ? "hex" : o.output == output_format::dec ? "dec" : "signed"});
     if (o.json) add({"--json"});

@@ -124,6 +124,10 @@ inline std::string command_help(const std::string& command) {
                    "  --plain-links       with --malicious: plain TCP links, for a path protected otherwise\n"
                    "                      (a VPN, an SSH tunnel)\n"
                    "  --hash rekeyed|fixed-key   garbling hash (default rekeyed; both parties alike)\n"
+                   "  --scheme half-gates|three-halves\n"
+                   "                      how ANDs are garbled (default half-gates, 32 bytes per AND; three-halves\n"
+                   "                      sends 24.6 for 1.5x the hashing: for links slower than the cores, see\n"
+                   "                      the README; semi-honest only; both parties alike)\n"
                    "  --key FILE          encrypt and authenticate every link (Noise KK): this party's secret key\n"
                    "                      (tandem-run keygen); needs --peer-key\n"
                    "  --peer-key FILE     the peer's public key (its .pub file): a peer without the matching\n"
@@ -155,7 +159,9 @@ inline std::string command_help(const std::string& command) {
                            "the histogram of level widths (ANDs per level), the evaluator's working set, and the\n"
                            "bytes a semi-honest run sends each way.\n"
                            "\n"
-                           "  --json              one JSON object on stdout\n") +
+                           "  --json              one JSON object on stdout\n"
+                           "  --scheme half-gates|three-halves\n"
+                           "                      the garbling scheme the bytes are counted for (default half-gates)\n") +
                circuit_help;
     if (command == "convert")
         return std::string("usage: tandem-run convert CIRCUIT [-o FILE] [circuit options]\n"
@@ -301,6 +307,13 @@ inline options parse(int argc, char** argv) {
             if (v == "rekeyed") o.session.hash = tandem::garbling_hash::rekeyed;
             else if (v == "fixed-key") o.session.hash = tandem::garbling_hash::fixed_key;
             else throw bad_argument("--hash takes rekeyed or fixed-key, not '" + v + "'");
+        } else if (a == "--scheme") {
+            if (o.command != "run" && o.command != "stats")
+                throw bad_argument("--scheme is an option of run and stats, not of '" + o.command + "'");
+            const std::string v = value();
+            if (v == "half-gates") o.session.scheme = tandem::garbling_scheme::half_gates;
+            else if (v == "three-halves") o.session.scheme = tandem::garbling_scheme::three_halves;
+            else throw bad_argument("--scheme takes half-gates or three-halves, not '" + v + "'");
         } else if (a == "--key") {
             for_run();
             o.key_file = value();
@@ -379,6 +392,9 @@ inline options parse(int argc, char** argv) {
                                "--cert");
         if (o.session.malicious_ot == tandem::cot_extension::silent && o.session.security != tandem::security::malicious)
             throw bad_argument("--silent-ot chooses how --malicious makes its authenticated bits: add --malicious");
+        if (o.session.security == tandem::security::malicious && o.session.scheme != tandem::garbling_scheme::half_gates)
+            throw bad_argument("--malicious and --scheme three-halves do not go together: authenticated garbling has "
+                               "tables of its own, and no authenticated three-halves construction is known");
         if (o.session.security == tandem::security::malicious && o.session.ipp)
             throw bad_argument("--malicious and --ipp do not go together: authenticated garbling already keeps both "
                                "parties' cores busy; drop --ipp");

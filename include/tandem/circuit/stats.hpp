@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tandem/circuit/circuit_data.hpp>
+#include <tandem/gc/scheme.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -60,6 +61,16 @@ struct circuit_stats {
     /// bit (his output labels, so that Alice learns it). The session's
     /// one-off set-up (handshake, base OTs) is not included.
     std::uint64_t bytes_evaluator_to_garbler = 0;
+
+    /// bytes_garbler_to_evaluator with the tables of another garbling scheme
+    /// (gc/scheme.hpp), each level's ANDs garbled in one call as a run on
+    /// one worker does: exact for circuits without parallel regions; with
+    /// them, lockstep groups may add a byte per group and level (three-halves).
+    std::uint64_t bytes_garbler_to_evaluator_with(garbling_scheme s) const noexcept {
+        std::uint64_t tables = 0;
+        for (const std::uint32_t w : level_and_width) tables += gc::call_bytes(s, w);
+        return bytes_garbler_to_evaluator - gc::call_bytes(garbling_scheme::half_gates, and_gates) + tables;
+    }
 };
 
 namespace detail {

@@ -47,6 +47,7 @@
 #include <tandem/crypto/hash.hpp>
 #include <tandem/crypto/wipe.hpp>
 #include <tandem/gc/half_gates.hpp>
+#include <tandem/gc/scheme.hpp>
 #include <tandem/gc/tables.hpp>
 
 #include <algorithm>
@@ -58,23 +59,11 @@ TANDEM_CRYPTO_BEGIN
 
 namespace tandem::gc::three_halves {
 
-inline constexpr std::size_t row_bytes = 24;     ///< G0, G1, G2: three half labels
-inline constexpr std::size_t control_bits = 5;   ///< z0..z4
-inline constexpr std::size_t group_ands = 8;     ///< ANDs whose control bits share bytes
-
-/// Bytes of a group of m ≤ 8 ANDs: their rows, then their control bits.
-constexpr std::size_t group_bytes(std::size_t m) noexcept { return m * row_bytes + (m * control_bits + 7) / 8; }
-
-/// Bytes of the tables of n ANDs garbled in one call (whole groups and a tail).
-constexpr std::uint64_t table_bytes(std::uint64_t ands) noexcept {
-    return ands / group_ands * group_bytes(group_ands) + group_bytes(ands % group_ands);
-}
-
 /// The garbler's random bits r = (r1, r2) of each AND (the paper's R_$): bits
-/// 2(g mod 64) and 2(g mod 64) + 1 of AES_K(⌊g / 64⌋) for AND g, under a key K
-/// the garbler draws and keeps. A function of the AND's index, like its
-/// tweaks, so any worker garbles any part alone and the tables do not depend
-/// on how a run is cut. Secret: with it the evaluator would learn the
+/// 2(g mod 64) and 2(g mod 64) + 1 of AES_K(⌊g / 64⌋) for AND g, under the
+/// garbler's key K (dicing_key: derived from Δ, never sent). A function of
+/// the AND's index, like its tweaks, so any worker garbles any part alone
+/// and the tables do not depend on how a run is cut. Secret: with it the evaluator would learn the
 /// permute bits. Not thread-safe (it keeps the last block).
 class dicing {
 public:
@@ -102,6 +91,21 @@ private:
     block stream_;
     std::uint64_t counter_ = ~std::uint64_t{0};
 };
+
+/// The dicing key of a run: K = H(Δ, 0) under the rekeyed hash started at
+/// S ⊕ (2^62 in the high word) — a key of its own, neither an AND's (whose
+/// high word is S's) nor an output hash's (bit 63, session/engine.hpp). K is
+/// one more output of the circular correlation-robust hash the scheme already
+/// assumes, on an input (Δ itself) and key nothing else queries, so it is
+/// pseudorandom to the evaluator; and every worker, MPI rank and IPP world
+/// that garbles under Δ derives the same K from what it already holds, with
+/// no second secret to draw, send or keep. S is fresh per run, so is K.
+inline block dicing_key(block hash_start, block delta) noexcept {
+    const rekeyed_hash h(hash_start ^ block(std::uint64_t{1} << 62, 0));
+    block k = delta;
+    h.hash(0, 1, 1, &k);
+    return k;
+}
 
 namespace detail {
 
@@ -314,14 +318,15 @@ struct and_evaluator {
 
 /// One worker's three-halves garbling engine: gc::garbler_core's twin (the
 /// same walk of levels, regions and lockstep groups, gc::detail::step_runner),
-/// with the dicing key besides Δ, writing bytes to its sink.
+/// with the dicing key (derived from Δ and S) besides Δ, writing bytes to its
+/// sink. Made as gc::garbler_core is: (S, Δ, sink).
 template <tweakable_hash Hash, byte_sink Sink>
 class garbler_core final : public gc::detail::step_runner<garbler_core<Hash, Sink>> {
 public:
     static constexpr bool quad_kernels = false;  // lockstep groups relocate their gates
 
-    garbler_core(block hash_start, block delta, block dicing_key, Sink& sink)
-        : hash_(hash_start), offsets_(delta), dice_(dicing_key), sink_(sink) {}
+    garbler_core(block hash_start, block delta, Sink& sink)
+        : hash_(hash_start), offsets_(delta), dice_(dicing_key(hash_start, delta)), sink_(sink) {}
 
     void ands(const gate* gates, gc::detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) override {
@@ -361,17 +366,16 @@ private:
     Source& source_;
 };
 
-/// Garbles c under a given encoding with three-halves (gc::garble's twin):
-/// `dicing_key` is the garbler's secret key of the random bits r.
+/// Garbles c under a given encoding with three-halves (gc::garble's twin).
 template <tweakable_hash Hash = rekeyed_hash, byte_sink Sink>
-garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_start, block dicing_key, Sink& sink,
+garbled_outputs garble(const circuit<>& circ, const encoding& input, block hash_start, Sink& sink,
                        std::uint64_t first_and = 0) {
     tandem::detail::require_aes_instructions();
     const circuit_data& c = circ.data();
     gc::detail::check_labels(c, input.zero_labels.size(), "garble");
     if (!input.delta.lsb()) throw usage_error("garble: Δ must have lsb 1 (point-and-permute)");
     gc::detail::label_array label = gc::detail::input_slots(c, input.zero_labels);
-    garbler_core<Hash, Sink> core(hash_start, input.delta, dicing_key, sink);
+    garbler_core<Hash, Sink> core(hash_start, input.delta, sink);
     const std::uint64_t end = gc::detail::run_all_steps(core, c, label, first_and);
     return gc::detail::finish_garbling(c, label, end - first_and);
 }

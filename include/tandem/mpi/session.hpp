@@ -133,13 +133,14 @@ private:
 /// Rank 0's remote workers: one remote_core per rank, world and run.
 class rank_workers final : public tandem::detail::remote_workers {
 public:
-    rank_workers(const ranks& r, garbling_hash hash, liveness& live)
-        : comm_(r.comm()), hash_(hash), live_(live), caches_(2 * static_cast<std::size_t>(r.size())) {}
+    rank_workers(const ranks& r, garbling_hash hash, garbling_scheme scheme, liveness& live)
+        : comm_(r.comm()), hash_(hash), scheme_(scheme), live_(live), caches_(2 * static_cast<std::size_t>(r.size())) {}
 
     std::unique_ptr<gc::core> core(std::uint32_t w, std::uint32_t world, block hash_start,
                                    const block* delta) override {
         part_header base;
         base.hash = static_cast<std::uint64_t>(hash_);
+        base.scheme = static_cast<std::uint64_t>(scheme_);
         base.garbles = delta != nullptr;
         base.hash_start = hash_start;
         if (delta) base.delta = *delta;
@@ -156,6 +157,7 @@ public:
 private:
     MPI_Comm comm_;
     garbling_hash hash_;
+    garbling_scheme scheme_;
     liveness& live_;
     std::vector<rank_cache> caches_;  // per rank and world: what each serving thread holds
 };
@@ -169,13 +171,14 @@ inline std::exception_ptr serve_session(MPI_Comm comm, party me, net::channel* l
     triple_requests triples(link, me);
     std::optional<gc::channel_sink> sink;
     std::optional<gc::channel_source> source;
-    if (link) sink.emplace(*link), source.emplace(*link, 0);
+    if (link) sink.emplace(*link), source.emplace(*link);
     return serve(
         comm,
         [&](const part_header& h, std::uint64_t ands) -> std::unique_ptr<gc::core> {
-            const tandem::detail::core_maker cores = tandem::detail::cores_for(static_cast<garbling_hash>(h.hash));
+            const tandem::detail::core_maker cores = tandem::detail::cores_for(
+                static_cast<garbling_hash>(h.hash), static_cast<garbling_scheme>(h.scheme));
             if (h.garbles != 0) return cores.garbler(h.hash_start, h.delta, *sink);
-            source->allow(2 * ands);  // exactly the part's tables: the next part's stay on the link
+            source->allow(cores.tables(ands));  // the part's tables: the next part's stay on the link
             return cores.evaluator(h.hash_start, *source);
         },
         std::move(failed), world, &live, &triples);
@@ -310,7 +313,7 @@ link_totals run(const ranks& r, party me, const std::string& peer_host, std::uin
                 if (size == 1) s.emplace(me, std::move(links[0]), options, std::move(bob_world));
                 else
                     s.emplace(me, std::move(links[0]), options, std::move(bob_world),
-                              std::make_shared<detail::rank_workers>(r, options.hash, live));
+                              std::make_shared<detail::rank_workers>(r, options.hash, options.scheme, live));
             }
             body(*s);
             detail::count_link(totals, s->channel());

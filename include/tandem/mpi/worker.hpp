@@ -67,6 +67,7 @@ struct part_header {
     std::uint64_t first_and = 0;
     std::uint64_t body_words = 0;  ///< 32-bit words of bodies that follow; 0: the last ones sent
     std::uint64_t hash = 0;        ///< garbling_hash (sessions; mpi::garble's rank knows its hash)
+    std::uint64_t scheme = 0;      ///< garbling_scheme (sessions; mpi::garble's is half-gates)
     std::uint64_t garbles = 0;     ///< 1: rank w garbles under `delta`; 0: it evaluates
     std::uint64_t extension = 0;   ///< triple_setup: the session's cot_extension
     block hash_start{}, delta{};

@@ -61,6 +61,7 @@ struct eager_core {
     static constexpr std::uint64_t window_tag = std::uint64_t{0x57494e44} << 32;  // "WIND"
     std::unique_ptr<gc::core> core;
     gc::channel_source* source;  ///< the evaluator's; null for the garbler
+    garbling_scheme scheme;      ///< what its tables take (gc/scheme.hpp)
     net::channel& ch;
     const std::uint64_t& segment;  ///< the segment now running, for the message
 
@@ -78,7 +79,7 @@ struct eager_core {
     }
     void ands(const gate* gates, gc::detail::label_array& label, std::uint32_t begin, std::uint32_t end,
               std::uint64_t first_and) {
-        if (source != nullptr) source->allow(2 * std::uint64_t{end - begin});
+        if (source != nullptr) source->allow(gc::tables_of(scheme, end - begin));
         core->ands(gates, label, begin, end, first_and);
     }
 };
@@ -90,7 +91,7 @@ public:
     eager_stream_runner(engine& e, const progress_callback& progress, std::uint64_t expected_ands)
         : e_((e.start_run(), e)),  // the hash start first: the cores are made under it
           ch_(e.main_link()), sink_(ch_), parts_(e.eager_parts(sink_)),
-          core_{std::move(parts_.core), parts_.source, ch_, index_}, labels_(core_, parts_.not_mask, e.first_and()),
+          core_{std::move(parts_.core), parts_.source, parts_.scheme, ch_, index_}, labels_(core_, parts_.not_mask, e.first_and()),
           log(ch_, progress, expected_ands) {}
     eager_stream_runner(const eager_stream_runner&) = delete;
     eager_stream_runner& operator=(const eager_stream_runner&) = delete;

@@ -137,7 +137,7 @@ struct engine_parts {
     ot::cot_receiver* receiver;                ///< correlation: the peer's Δ (Bob; Alice with IPP)
     bool ipp = false;
     std::uint64_t ipp_min_ands = 0;
-    core_maker cores = cores_for(garbling_hash::rekeyed);  ///< the cores under the agreed hash
+    core_maker cores = cores_for(garbling_hash::rekeyed);  ///< the cores under the agreed scheme and hash
     /// Workers 1 .. threads-1 in other processes (session/remote_workers.hpp);
     /// `links` is then the main link alone. Null: every worker is a thread here.
     remote_workers* remote = nullptr;
@@ -152,7 +152,7 @@ public:
         if (p_.remote && (p_.links.size() != 1 || p_.bob_links.size() != (p_.ipp ? 1u : 0u)))
             internal_error("engine: with remote workers, a party holds link 0 of each world alone");
         if (!garbler())  // each link's tables, given to the evaluator run by run (channel_source::allow)
-            for (net::channel* l : p_.links) sources_.push_back(std::make_unique<gc::channel_source>(*l, 0));
+            for (net::channel* l : p_.links) sources_.push_back(std::make_unique<gc::channel_source>(*l));
     }
     engine(const engine&) = delete;
     engine& operator=(const engine&) = delete;
@@ -275,7 +275,7 @@ public:
             gc::channel_sink sink(main_link());
             gc::detail::run_all_steps(*p_.cores.garbler(hash_start_, p_.delta, sink), c.data(), labels, first_and_);
         } else {
-            sources_[0]->allow(2 * and_gates);
+            sources_[0]->allow(p_.cores.tables(and_gates));
             gc::detail::run_all_steps(*p_.cores.evaluator(hash_start_, *sources_[0]), c.data(), labels, first_and_);
         }
         first_and_ += and_gates;
@@ -284,16 +284,18 @@ public:
     /// What a run garbled as it is made (session/eager_stream.hpp) takes
     /// from the engine, after start_run: this party's core on the main
     /// link (the garbler's writing to `sink`), the evaluator's table source
-    /// (null for the garbler), and what a NOT adds to a label (Δ for the
-    /// garbler, whose labels are zero labels; zero for the evaluator).
+    /// (null for the garbler) and the scheme that sizes its tables, and what
+    /// a NOT adds to a label (Δ for the garbler, whose labels are zero
+    /// labels; zero for the evaluator).
     struct eager_parts_t {
         std::unique_ptr<gc::core> core;
         gc::channel_source* source = nullptr;
+        garbling_scheme scheme = garbling_scheme::half_gates;
         block not_mask{};
     };
     eager_parts_t eager_parts(gc::channel_sink& sink) {
-        if (garbler()) return {p_.cores.garbler(hash_start_, p_.delta, sink), nullptr, p_.delta};
-        return {p_.cores.evaluator(hash_start_, *sources_[0]), sources_[0].get(), block()};
+        if (garbler()) return {p_.cores.garbler(hash_start_, p_.delta, sink), nullptr, p_.cores.scheme, p_.delta};
+        return {p_.cores.evaluator(hash_start_, *sources_[0]), sources_[0].get(), p_.cores.scheme, block()};
     }
     /// Counts the ANDs an eager run garbled or evaluated (their tweaks are used).
     void advance_ands(std::uint64_t n) noexcept { first_and_ += n; }
@@ -403,7 +405,7 @@ private:
                 [&](std::uint32_t w) { return garbler_of(p_.cores, sinks, p_.remote, w, 0, hash_start_, p_.delta); },
                 labels, first_and_, pool, interrupter());
         } else {
-            for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(2 * p.worker_ands[w]);
+            for (std::size_t w = 0; w < sources_.size(); ++w) sources_[w]->allow(p_.cores.tables(p.worker_ands[w]));
             exec::detail::run_cores(
                 p, c,
                 [&](std::uint32_t w) { return evaluator_of(p_.cores, sources_, p_.remote, w, 0, hash_start_); },

@@ -217,7 +217,7 @@ inline void peer_world_transfers(ipp_run& r, crossing& h, std::size_t k, exec::t
         h.install(k, y, t.into_world(y), label);
         check_transfer_digests(link, k, t.into_world(y), label);
         const std::vector<std::uint64_t>& segment = r.plan.segment_ands[exec::index(y)][k];
-        for (std::size_t w = 0; w < sources.size(); ++w) sources[w]->allow(2 * segment[w]);
+        for (std::size_t w = 0; w < sources.size(); ++w) sources[w]->allow(r.cores.tables(segment[w]));
         return;
     }
     const std::vector<std::uint32_t>& out = t.out_of(y);
@@ -248,7 +248,7 @@ inline void run_worlds(ipp_run& r, const circuit_data& c, gc::detail::label_arra
     std::vector<gc::channel_sink> sinks;
     for (net::channel* l : own_links) sinks.emplace_back(*l);
     std::vector<std::unique_ptr<gc::channel_source>> sources;  // allowed their tables segment by segment
-    for (net::channel* l : peer_links) sources.push_back(std::make_unique<gc::channel_source>(*l, 0));
+    for (net::channel* l : peer_links) sources.push_back(std::make_unique<gc::channel_source>(*l));
     const std::uint32_t workers = r.plan.worlds[0].workers;
     std::array<std::vector<std::unique_ptr<gc::core>>, 2> cores;
     std::array<std::vector<gc::core*>, 2> ptrs;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tandem/exec/ipp_plan.hpp>
+#include <tandem/gc/scheme.hpp>
 #include <tandem/net/channel.hpp>
 #include <tandem/net/keys.hpp>
 #include <tandem/net/tls.hpp>
@@ -85,6 +86,14 @@ struct session_options {
     std::chrono::milliseconds connect_timeout = net::default_connect_timeout;
     /// The garbling hash; both parties must choose the same (checked in the handshake).
     garbling_hash hash = garbling_hash::rekeyed;
+    /// How ANDs are garbled (gc/scheme.hpp; checked in the handshake):
+    /// half_gates (the default: 32 bytes per AND, the least computation) or
+    /// three_halves (24.6 bytes per AND for 1.5× the hashing: faster where
+    /// the link, not the cores, is the limit — README, "Which garbling
+    /// scheme"). Every semi-honest run kind takes either; malicious sessions
+    /// garble with authenticated garbling's own tables and refuse it (no
+    /// authenticated three-halves construction is known). tandem-run --scheme.
+    garbling_scheme scheme = garbling_scheme::half_gates;
     /// The adversary runs are secure against (README, "Security"; checked in
     /// the handshake). semi_honest (the default): a peer that follows the
     /// protocol learns nothing beyond the output. malicious: authenticated

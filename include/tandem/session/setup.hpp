@@ -19,6 +19,7 @@
 #include <tandem/net/tls.hpp>
 #include <tandem/party.hpp>
 #include <tandem/session/authenticated.hpp>
+#include <tandem/session/cores.hpp>
 #include <tandem/session/link_preface.hpp>
 #include <tandem/session/options.hpp>
 #include <tandem/session/pipelined.hpp>
@@ -85,7 +86,7 @@ inline constexpr std::size_t batched_cache_size = 4;
 /// constructor calls them).
 struct session_state {
     session_state(party p, std::unique_ptr<net::channel> c, const session_options& o)
-        : me(p), hash(o.hash), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
+        : me(p), hash(o.hash), scheme(o.scheme), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
           rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
                               : os_random_block()),
           seeded(o.insecure_seed.has_value()), progress(o.progress),
@@ -108,6 +109,10 @@ struct session_state {
             throw usage_error("session: security::malicious garbles with the rekeyed hash only (authenticated "
                               "garbling's tables are its own); leave session_options::hash at its default "
                               "(tandem-run: no --hash) or run semi-honest");
+        if (security == tandem::security::malicious && scheme != garbling_scheme::half_gates)
+            throw usage_error("session: security::malicious garbles with authenticated garbling's own tables, and no "
+                              "authenticated three-halves construction is known; leave session_options::scheme at "
+                              "half_gates (tandem-run: no --scheme) or run semi-honest");
         if (security == tandem::security::semi_honest && malicious_ot != cot_extension::softspoken)
             throw usage_error("session: session_options::malicious_ot (tandem-run --silent-ot) chooses how a malicious "
                               "session makes its authenticated bits; set security::malicious (--malicious) too, or "
@@ -130,6 +135,7 @@ struct session_state {
 
     party me;
     garbling_hash hash;
+    garbling_scheme scheme;
     std::uint32_t threads;
     std::unique_ptr<net::channel> ch;
     std::vector<std::unique_ptr<net::channel>> worker_links;  // links 1 .. threads-1
@@ -193,13 +199,18 @@ struct session_state {
     static std::uint8_t security_byte(tandem::security s, cot_extension e) noexcept {
         return s == tandem::security::semi_honest ? 0 : e == cot_extension::softspoken ? 1 : 2;
     }
+    /// The hello's garbling byte: the hash in bit 0, the scheme above it (so
+    /// a half-gates session's bytes are those of before the choice existed).
+    static std::uint8_t garbling_byte(garbling_hash h, garbling_scheme s) noexcept {
+        return static_cast<std::uint8_t>(static_cast<unsigned>(h) | static_cast<unsigned>(s) << 1);
+    }
 
     void handshake() {
         net::channel& c = *ch;
         c.send_value(hello_magic);
         c.send_value(protocol_version);
         c.send_value(static_cast<std::uint8_t>(me));
-        c.send_value(static_cast<std::uint8_t>(hash));
+        c.send_value(garbling_byte(hash, scheme));
         c.send_value(threads);
         c.send_value(static_cast<std::uint8_t>(ipp));
         c.send_value(ipp_min_ands);
@@ -240,11 +251,18 @@ struct session_state {
         if (peer > 1 || static_cast<party>(peer) == me)
             throw protocol_error("session handshake: both parties run as " + std::string(to_string(me)) +
                                  "; one must be alice and the other bob");
-        if (peer_hash != static_cast<std::uint8_t>(hash))
+        const auto peer_scheme = static_cast<unsigned>(peer_hash >> 1);
+        if (peer_scheme != static_cast<unsigned>(scheme))
+            throw protocol_error(
+                "session handshake: the parties chose different garbling schemes (this party " +
+                std::string(to_string(scheme)) + ", the peer " +
+                std::string(to_string(static_cast<garbling_scheme>(peer_scheme))) +
+                "); set session_options::scheme (tandem-run --scheme) alike on both sides");
+        if ((peer_hash & 1) != static_cast<std::uint8_t>(hash))
             throw protocol_error(
                 "session handshake: the parties chose different garbling hashes (this party " +
                 std::string(to_string(hash)) + ", the peer " +
-                (peer_hash <= 1 ? std::string(to_string(static_cast<garbling_hash>(peer_hash))) : "unknown") +
+                std::string(to_string(static_cast<garbling_hash>(peer_hash & 1))) +
                 "); set session_options::hash alike on both sides");
         if (peer_security > 2)
             throw protocol_error("session handshake: the peer runs an unknown kind of security; build both parties "
@@ -363,10 +381,10 @@ struct session_state {
         }
         block n;
         if (const std::unique_ptr<resumable_ot> from = resumption(n)) {
-            proto = std::make_unique<yao_protocol>(setup, hash, ipp, ipp_min_ands, *from, n);
+            proto = std::make_unique<yao_protocol>(setup, cores_for(hash, scheme), hash, ipp, ipp_min_ands, *from, n);
             resumed = true;
         } else {
-            proto = std::make_unique<yao_protocol>(setup, hash, ipp, ipp_min_ands);
+            proto = std::make_unique<yao_protocol>(setup, cores_for(hash, scheme), hash, ipp, ipp_min_ands);
         }
         give_ticket();
     }

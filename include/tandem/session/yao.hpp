@@ -89,8 +89,9 @@ public:
     /// sender with correlation Δ; Bob the receiver: 128 base OTs, once per
     /// session. With IPP Bob draws a Δ of his own for his world and the same
     /// is done the other way round: a second set of base OTs.
-    yao_protocol(const protocol_setup& s, garbling_hash hash, bool ipp, std::uint64_t ipp_min_ands)
-        : me_(s.me), rng_(s.rng), hash_(hash), cores_(cores_for(hash)), ipp_(ipp), ipp_min_ands_(ipp_min_ands) {
+    yao_protocol(const protocol_setup& s, const core_maker& cores, garbling_hash hash, bool ipp,
+                 std::uint64_t ipp_min_ands)
+        : me_(s.me), rng_(s.rng), hash_(hash), cores_(cores), ipp_(ipp), ipp_min_ands_(ipp_min_ands) {
         const auto own_delta = [&] {
             delta_ = rng_.next() | block(0, 1);
             sender_.emplace(s.ch, delta_, s.base_ot_rng);
@@ -106,9 +107,9 @@ public:
     /// Resumed from a ticket (session/tickets.hpp) with no base OTs: its Δ
     /// and OT keys, each key re-keyed under n (which both parties derived
     /// from the ticket's name and their fresh nonces).
-    yao_protocol(const protocol_setup& s, garbling_hash hash, bool ipp, std::uint64_t ipp_min_ands,
-                 const resumable_ot& from, block n)
-        : me_(s.me), rng_(s.rng), hash_(hash), cores_(cores_for(hash)), ipp_(ipp), ipp_min_ands_(ipp_min_ands) {
+    yao_protocol(const protocol_setup& s, const core_maker& cores, garbling_hash hash, bool ipp,
+                 std::uint64_t ipp_min_ands, const resumable_ot& from, block n)
+        : me_(s.me), rng_(s.rng), hash_(hash), cores_(cores), ipp_(ipp), ipp_min_ands_(ipp_min_ands) {
         const bool sends = me_ == party::alice || ipp_, receives = me_ == party::bob || ipp_;
         if (from.me != me_ || from.hash != hash || from.ipp != ipp_ || from.sender.has_value() != sends ||
             from.receiver.has_value() != receives)
