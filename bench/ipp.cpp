@@ -53,6 +53,8 @@
 #include <random>
 #include <thread>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -74,6 +76,13 @@ struct config {
     int pin = -1;
     bool is_child = false;  // compute case: the bob process
     std::vector<std::string> only;  // --only: these applications (all if empty)
+    /// Every scheme and hash compared, scheme by scheme.
+    std::vector<std::pair<garbling_scheme, garbling_hash>> garblings() const {
+        std::vector<std::pair<garbling_scheme, garbling_hash>> g;
+        for (const garbling_scheme s : schemes)
+            for (const garbling_hash h : hashes) g.emplace_back(s, h);
+        return g;
+    }
 };
 
 std::string hash_name(garbling_hash h) { return h == garbling_hash::rekeyed ? "rekeyed" : "fixed-key"; }
@@ -132,8 +141,9 @@ int party_main(const config& c, const std::vector<app>& apps, const std::string&
                const std::function<session(const session_options&)>& open,
                const std::function<costs(const app&, garbling_hash, garbling_scheme)>& ceiling) {
     const bool alice = c.party != "bob" && !c.is_child;
-    for (const garbling_scheme sc : c.schemes)
-    for (const garbling_hash h : c.hashes) {
+    for (const auto& g : c.garblings()) {
+        const garbling_scheme sc = g.first;
+        const garbling_hash h = g.second;
         if (alice && !c.opt.json)
             std::printf("%s: raw Yao vs IPP, %s link, %s, %s hash, %d worker%s per party%s, median of %d\n",
                         case_name.c_str(), c.link.c_str(), std::string(to_string(sc)).c_str(), hash_name(h).c_str(),
@@ -492,9 +502,10 @@ int main(int argc, char** argv) {
         const bool all = c.which == "all";
         if (c.which == "ceiling" || all) {
             bench::pin_to_core(0);
-            for (const garbling_scheme sc : c.schemes)
-            for (const garbling_hash h : c.hashes)
+            for (const auto& g : c.garblings())
                 for (const app& a : apps) {
+                    const garbling_scheme sc = g.first;
+                    const garbling_hash h = g.second;
                     const costs k = ceiling(a, h, sc);
                     if (c.opt.json)
                         std::cout << bench::record("ipp", "ceiling_" + a.name)
