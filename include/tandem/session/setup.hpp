@@ -86,7 +86,8 @@ inline constexpr std::size_t batched_cache_size = 4;
 /// constructor calls them).
 struct session_state {
     session_state(party p, std::unique_ptr<net::channel> c, const session_options& o)
-        : me(p), hash(o.hash), scheme(o.scheme), threads(o.threads), ch(std::move(c)), ipp(o.ipp), ipp_min_ands(o.ipp_min_ands),
+        : me(p), hash(o.hash), scheme(o.scheme), threads(o.threads), ch(std::move(c)), ipp(o.ipp),
+          ipp_min_ands(o.ipp_min_ands),
           rng(o.insecure_seed ? block(*o.insecure_seed, 0x74616e64656d0000u + static_cast<std::uint8_t>(p))
                               : os_random_block()),
           seeded(o.insecure_seed.has_value()), progress(o.progress),
