@@ -35,14 +35,6 @@ namespace {
 
 using bits_t = std::vector<std::vector<bool>>;
 
-/// The input values owned by p, from all input values.
-bits_t owned(const circuit<>& c, const bits_t& all, party p) {
-    bits_t r;
-    for (std::size_t v = 0; v < all.size(); ++v)
-        if (c.data().inputs[v].owner == p) r.push_back(all[v]);
-    return r;
-}
-
 struct program {
     std::string name;
     circuit<> c;
@@ -93,10 +85,12 @@ std::vector<bits_t> run_all(const std::vector<program>& progs, const mode& m, ga
     rethrow(two_party(
         make_wiring(detail::worker_link_count(m.threads, m.ipp)), o, o,
         [&](session& s) {
-            for (const program& p : progs) got_a.push_back(*s.run_bits(reveal::both, p.c, owned(p.c, p.inputs, party::alice)));
+            for (const program& p : progs)
+                got_a.push_back(*s.run_bits(reveal::both, p.c, p.c.inputs_of(party::alice, p.inputs)));
         },
         [&](session& s) {
-            for (const program& p : progs) got_b.push_back(*s.run_bits(reveal::both, p.c, owned(p.c, p.inputs, party::bob)));
+            for (const program& p : progs)
+                got_b.push_back(*s.run_bits(reveal::both, p.c, p.c.inputs_of(party::bob, p.inputs)));
         }));
     REQUIRE(got_a == got_b);
     return got_a;
@@ -145,8 +139,8 @@ TEST_CASE("schemes.three_halves_tables_take_the_bytes_the_stats_predict") {
     // prediction is exact; 24.625 bytes per AND in whole groups of 8.
     const circuit<> c = aes();
     const bits_t in = {bits_of_hex("000102030405060708090a0b0c0d0e0f"), bits_of_hex("00112233445566778899aabbccddeeff")};
-    const auto alice = [&](session& s) { s.run_bits(reveal::both, c, owned(c, in, party::alice)); };
-    const auto bob = [&](session& s) { s.run_bits(reveal::both, c, owned(c, in, party::bob)); };
+    const auto alice = [&](session& s) { s.run_bits(reveal::both, c, c.inputs_of(party::alice, in)); };
+    const auto bob = [&](session& s) { s.run_bits(reveal::both, c, c.inputs_of(party::bob, in)); };
     const std::uint64_t three = sent(alice, bob, garbling_scheme::three_halves);
     const std::uint64_t half = sent(alice, bob, garbling_scheme::half_gates);
     const circuit_stats& st = c.stats();

@@ -392,7 +392,8 @@ inline options parse(int argc, char** argv) {
                                "--cert");
         if (o.session.malicious_ot == tandem::cot_extension::silent && o.session.security != tandem::security::malicious)
             throw bad_argument("--silent-ot chooses how --malicious makes its authenticated bits: add --malicious");
-        if (o.session.security == tandem::security::malicious && o.session.scheme != tandem::garbling_scheme::half_gates)
+        if (o.session.security == tandem::security::malicious &&
+            o.session.scheme != tandem::garbling_scheme::half_gates)
             throw bad_argument("--malicious and --scheme three-halves do not go together: authenticated garbling has "
                                "tables of its own, and no authenticated three-halves construction is known");
         if (o.session.security == tandem::security::malicious && o.session.ipp)

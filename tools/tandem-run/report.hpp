@@ -144,7 +144,8 @@ inline void print_stats(const options& o, const tandem::circuit<>& c, std::ostre
           << ",\"width_histogram\":[";
         for (std::size_t k = 0; k < s.width_histogram.size(); ++k) j << (k ? "," : "") << s.width_histogram[k];
         j << "],\"peak_working_set_slots\":" << s.peak_working_set << ",\"peak_working_set_bytes\":" << working_bytes
-          << ",\"wires\":" << s.wire_count << ",\"scheme\":" << json_string(std::string(tandem::to_string(o.session.scheme)))
+          << ",\"wires\":" << s.wire_count
+          << ",\"scheme\":" << json_string(std::string(tandem::to_string(o.session.scheme)))
           << ",\"bytes_garbler_to_evaluator\":" << garbler_bytes
           << ",\"bytes_evaluator_to_garbler\":" << s.bytes_evaluator_to_garbler << "}\n";
         out << j.str() << std::flush;
@@ -178,7 +179,8 @@ inline void print_stats(const options& o, const tandem::circuit<>& c, std::ostre
     }
     t << "  working set: " << s.peak_working_set << " labels (" << working_bytes / 1024
       << " KiB per evaluator, one thread)\n"
-      << "  a run sends: " << garbler_bytes << " bytes alice -> bob (" << tandem::to_string(o.session.scheme) << "), " << s.bytes_evaluator_to_garbler
+      << "  a run sends: " << garbler_bytes << " bytes alice -> bob (" << tandem::to_string(o.session.scheme) << "), "
+      << s.bytes_evaluator_to_garbler
       << " bytes bob -> alice (one run, both learning the outputs; the session's one-off set-up, base OTs, comes on top)\n";
     out << t.str() << std::flush;
 }

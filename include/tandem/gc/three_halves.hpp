@@ -63,8 +63,9 @@ namespace tandem::gc::three_halves {
 /// 2(g mod 64) and 2(g mod 64) + 1 of AES_K(⌊g / 64⌋) for AND g, under the
 /// garbler's key K (dicing_key: derived from Δ, never sent). A function of
 /// the AND's index, like its tweaks, so any worker garbles any part alone
-/// and the tables do not depend on how a run is cut. Secret: with it the evaluator would learn the
-/// permute bits. Not thread-safe (it keeps the last block).
+/// and the tables do not depend on how a run is cut. Secret: with it the
+/// evaluator would learn the permute bits. Not thread-safe (it keeps the
+/// last block).
 class dicing {
 public:
     explicit dicing(block key) noexcept : key_(key) {}

@@ -134,7 +134,8 @@ private:
 class rank_workers final : public tandem::detail::remote_workers {
 public:
     rank_workers(const ranks& r, garbling_hash hash, garbling_scheme scheme, liveness& live)
-        : comm_(r.comm()), hash_(hash), scheme_(scheme), live_(live), caches_(2 * static_cast<std::size_t>(r.size())) {}
+        : comm_(r.comm()), hash_(hash), scheme_(scheme), live_(live),
+          caches_(2 * static_cast<std::size_t>(r.size())) {}
 
     std::unique_ptr<gc::core> core(std::uint32_t w, std::uint32_t world, block hash_start,
                                    const block* delta) override {

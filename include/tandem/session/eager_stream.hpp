@@ -91,7 +91,8 @@ public:
     eager_stream_runner(engine& e, const progress_callback& progress, std::uint64_t expected_ands)
         : e_((e.start_run(), e)),  // the hash start first: the cores are made under it
           ch_(e.main_link()), sink_(ch_), parts_(e.eager_parts(sink_)),
-          core_{std::move(parts_.core), parts_.source, parts_.scheme, ch_, index_}, labels_(core_, parts_.not_mask, e.first_and()),
+          core_{std::move(parts_.core), parts_.source, parts_.scheme, ch_, index_},
+          labels_(core_, parts_.not_mask, e.first_and()),
           log(ch_, progress, expected_ands) {}
     eager_stream_runner(const eager_stream_runner&) = delete;
     eager_stream_runner& operator=(const eager_stream_runner&) = delete;
